@@ -1,0 +1,102 @@
+# allocwatch — see README.md. `make test` and `make run` install what they need.
+#
+#   make              build build/allocwatch
+#   make test         install missing Debian packages, build, run every test
+#   make test SAN=1   the same under ASan + UBSan (in build-san/)
+#   make run T=134us  trace this machine with the default profile (root)
+#   make bench        replay a generated 500+ MB trace, print MB/s, lines/s, RSS
+#   make e2e          graph mode on Debian's stock kernel under qemu
+#   make install      PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CXX ?= g++
+PKGS := libtracefs libtraceevent yaml-cpp
+
+ifeq ($(SAN),1)
+BUILD := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1
+else
+BUILD := build
+SANFLAGS :=
+OPT := -O2
+endif
+
+SHAREDIR := $(PREFIX)/share/allocwatch
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += -Isrc -DALLOCWATCH_SHAREDIR='"$(SHAREDIR)"' -MMD -MP
+CXXFLAGS += -std=c++20 $(OPT) -g -Wall -Wextra -Wpedantic -Werror $(SANFLAGS) $(PKG_CFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS += $(PKG_LIBS)
+
+# Every .cpp under src/ is part of the program; *_test.cpp files are its unit
+# tests and src/cli/main.cpp is the entry point. New files need no Makefile edit.
+ALL_SRCS := $(shell find src -name '*.cpp' | sort)
+TEST_SRCS := $(filter %_test.cpp,$(ALL_SRCS))
+MAIN_SRC := src/cli/main.cpp
+LIB_SRCS := $(filter-out $(TEST_SRCS) $(MAIN_SRC),$(ALL_SRCS))
+obj = $(patsubst %.cpp,$(BUILD)/%.o,$(1))
+
+BIN := $(BUILD)/allocwatch
+UNIT := $(BUILD)/unit-tests
+GENTRACE := $(BUILD)/gentrace
+LIB := $(BUILD)/liballocwatch.a
+
+.PHONY: all deps test check run bench e2e install clean
+all: $(BIN)
+
+$(BUILD)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(LIB): $(call obj,$(LIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(call obj,$(MAIN_SRC)) $(LIB)
+	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(UNIT): $(call obj,$(TEST_SRCS) tests/unit/main.cpp) $(LIB)
+	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(GENTRACE): $(call obj,scripts/gentrace.cpp)
+	$(CXX) $(LDFLAGS) $^ -o $@
+
+deps:
+	@scripts/install-deps.sh build
+
+# The sub-make re-reads this file after deps, so pkg-config sees new packages.
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: $(BIN) $(UNIT)
+	@tests/run-all.sh $(BUILD)
+
+T ?=
+P ?= default
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) -p $(P) $(if $(T),-t $(T))
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) $(GENTRACE)
+	@scripts/bench.sh $(BUILD)
+
+e2e: deps
+	@scripts/install-deps.sh e2e
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/vm-e2e.sh $(BIN)
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch
+	install -D -m 0644 man/allocwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/allocwatch.8
+	install -D -m 0644 man/allocwatch-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/allocwatch-profile.5
+	install -d $(DESTDIR)$(SHAREDIR)/profiles
+	install -m 0644 configs/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,73 @@
+// Profile: one investigation, as plain data. Loaded from configs/*.yaml by
+// profile/loader; read by the session (what to configure) and the binder
+// (what to print). See man/allocwatch-profile.5 for the file format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/duration.h"
+
+namespace allocwatch {
+
+enum class Mode : std::uint8_t { Graph, Events };
+
+// Where a value came from in the profile file, for messages.
+struct SourcePos {
+  int line = 0; // 1-based; 0 when unknown (built in)
+  int column = 0;
+};
+
+// A traced function: the same call under each kernel's name, newest first
+// (e.g. __alloc_frozen_pages_noprof, __alloc_pages_noprof, __alloc_pages,
+// __alloc_pages_nodemask). The first one available_filter_functions lists is
+// put in set_ftrace_filter.
+struct FunctionSpec {
+  std::vector<std::string> alternatives;
+  SourcePos pos;
+};
+
+// "vmscan/mm_vmscan_direct_reclaim_begin": enabled in both modes.
+struct EventSpec {
+  std::string system; // "vmscan"
+  std::string name;   // "mm_vmscan_direct_reclaim_begin"
+  SourcePos pos;
+};
+
+// Graph mode: when a call of `function` (any of its kernel names) returns over
+// threshold, it claims the tracepoints `events` of its task that lie inside it.
+struct Binding {
+  std::vector<std::string> functions; // the names this binding applies to
+  std::vector<std::string> events;    // event names, without subsystem
+  SourcePos pos;
+};
+
+// A span made of a begin and an end tracepoint of the same pid.
+struct PairSpec {
+  std::string name;  // "direct_reclaim", "shrink_slab"
+  std::string begin; // event name
+  std::string end;   // event name
+  std::vector<std::string> claims; // events it claims, as a Binding's
+  // Shrinker pairs match start and end by the shrinker instance (the second
+  // field of mm_shrink_slab_start/end) and feed the per-shrinker totals.
+  bool shrinker = false;
+  std::vector<Mode> modes; // the modes this pair is used in
+  SourcePos pos;
+};
+
+struct Profile {
+  std::string name;        // file name without .yaml
+  std::string path;        // where it was loaded from
+  std::string description; // one paragraph: what this investigation is for
+  Nanos threshold = 100 * kMicro;
+  Nanos window = 10 * kSecond;         // pending events older than this are dropped
+  std::uint32_t max_pending_per_task = 4096;
+  std::uint32_t buffer_size_kb = 16384; // per cpu
+  std::vector<FunctionSpec> functions;
+  std::vector<EventSpec> events;
+  std::vector<Binding> bindings;
+  std::vector<PairSpec> pairs;
+};
+
+} // namespace allocwatch

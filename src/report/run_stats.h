@@ -1,0 +1,27 @@
+// RunStats: what happened to the input, printed on stderr at the end so that
+// nothing is lost silently.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+
+namespace allocwatch {
+
+struct RunStats {
+  std::uint64_t lines_read = 0;
+  std::uint64_t lines_malformed = 0; // not understood: counted and skipped
+  std::uint64_t lost_lines = 0;      // "CPU:N [LOST M EVENTS]" lines
+  std::uint64_t lost_events = 0;     // the sum of their M
+  std::uint64_t pending_dropped = 0; // held tracepoints dropped by the window or the per-task cap
+  std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
+  std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
+  std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth
+  // Spans over threshold, per function or pair name.
+  std::map<std::string, std::uint64_t, std::less<>> over_threshold;
+
+  void print(std::ostream& out) const;
+};
+
+} // namespace allocwatch

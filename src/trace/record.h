@@ -1,0 +1,46 @@
+// Record: one trace line, as the parser understood it.
+//
+// Every string_view in a Record points into the line it was parsed from, and
+// lives exactly as long as that line: for lines from LineReader, until the
+// next call to LineReader::next(). Whoever keeps a line longer copies it.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "util/duration.h"
+
+namespace allocwatch {
+
+enum class LineKind : std::uint8_t {
+  Skip,        // blank, '#' header, context-switch banner, irq marker
+  Lost,        // "CPU:N [LOST M EVENTS]": passed through and counted
+  Malformed,   // not understood: counted and skipped
+  GraphEntry,  // "f() {"           (function_graph, no threshold)
+  GraphLeaf,   // "f();"            (function_graph, no threshold)
+  GraphReturn, // "}" or "} /* f */" (function_graph)
+  Event,       // a tracepoint, in either trace format
+};
+
+// Which tracer wrote the line: function_graph columns, or the nop tracer's
+// "comm-pid [cpu] flags ts: event: fields".
+enum class TraceFormat : std::uint8_t { Unknown, Graph, Events };
+
+struct Record {
+  LineKind kind = LineKind::Malformed;
+  TraceFormat format = TraceFormat::Unknown;
+  std::string_view line;   // the whole line, without its '\n'
+  Nanos ts = -1;           // timestamp (graph: abstime); -1 if the line has none
+  std::int32_t pid = -1;   // -1 if the line has none
+  std::int32_t cpu = -1;   // -1 if the line has no cpu column
+  std::string_view comm;   // as printed: graph traces cut it to 7 chars, may be "<...>"
+  Nanos duration = -1;     // graph returns and leaves with a duration column; else -1
+  std::uint16_t depth = 0; // graph body indentation: leading spaces / 2
+  // Function name (entry, leaf, return "} /* f */"; empty for a bare "}") or
+  // event name (without its subsystem, e.g. "mm_shrink_slab_start").
+  std::string_view name;
+  std::string_view fields; // event fields, without a trailing " */"
+  std::uint64_t lost = 0;  // Lost: the M of "[LOST M EVENTS]"
+};
+
+} // namespace allocwatch

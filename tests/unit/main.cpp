@@ -1,0 +1,3 @@
+// The unit tests live beside the code they test (src/**/*_test.cpp).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
