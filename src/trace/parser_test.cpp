@@ -590,9 +590,11 @@ TEST_CASE("robustness: cut and corrupted real lines stay inside the line") {
 
 namespace {
 
+// The real traces the golden tests replay; the unit tests run from the
+// repository root (tests/unit/run.sh).
 std::string traces_dir() {
   const char* dir = std::getenv("ALLOCWATCH_TRACES");
-  return dir != nullptr ? dir : "../shared/traces";
+  return dir != nullptr ? dir : "tests/golden/traces";
 }
 
 // Parses a whole trace file through the real reader, calls `each` on every
