@@ -327,12 +327,13 @@ void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
   if (!opening.empty())
     lines_.push_back(opening);
   bool claimed_any = false;
+  std::size_t first = 0;
   if (task != nullptr) {
     HeldLines& held = task->held;
     stats_.pending_dropped += held.expire(cutoff());
     // A task's lines are in time order: only the newest can lie in the span.
     const Nanos from = start - kMicro;
-    std::size_t first = held.size();
+    first = held.size();
     while (first > 0 && held[first - 1].ts >= from)
       --first;
     for (std::size_t i = first; i < held.size(); ++i) {
@@ -351,7 +352,7 @@ void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
   lines_.push_back(closing.line);
   sink_.incident(Incident{span, closing.pid, closing.comm, start, end, lines_});
   if (claimed_any)
-    task->held.remove_claimed();
+    task->held.remove_claimed(first);
 }
 
 } // namespace allocwatch

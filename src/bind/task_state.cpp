@@ -47,9 +47,9 @@ std::size_t HeldLines::expire(Nanos cutoff) {
   return dropped;
 }
 
-void HeldLines::remove_claimed() {
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < size_; ++i) {
+void HeldLines::remove_claimed(std::size_t first) {
+  std::size_t kept = first;
+  for (std::size_t i = first; i < size_; ++i) {
     HeldLine& held = (*this)[i];
     if (held.claimed)
       continue;

@@ -45,8 +45,9 @@ public:
   // Drops the oldest lines while their timestamp is before `cutoff`; returns
   // how many.
   std::size_t expire(Nanos cutoff);
-  // Removes the lines marked claimed; the others keep their order.
-  void remove_claimed();
+  // Removes the lines marked claimed, none of which is before line `first`;
+  // the others keep their order.
+  void remove_claimed(std::size_t first);
 
 private:
   std::size_t slot(std::size_t i) const {
