@@ -150,6 +150,11 @@ public:
     REQUIRE(sink.incidents.size() == 1);
     return sink.incidents.front().lines;
   }
+  // Incident i; fails (never reads past the end) when there are fewer.
+  const SeenIncident& incident(std::size_t i) const {
+    REQUIRE(i < sink.incidents.size());
+    return sink.incidents[i];
+  }
 
 private:
   Record base(const Who& who, Nanos ts, LineKind kind) const {
@@ -245,7 +250,7 @@ TEST_CASE("a return over threshold prints the events bound to it, then its own l
   const std::string end = t.event(task1, 1190 * us, "mm_vmscan_direct_reclaim_end");
   const std::string ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
   REQUIRE(t.sink.incidents.size() == 1);
-  const SeenIncident& incident = t.sink.incidents[0];
+  const SeenIncident& incident = t.incident(0);
   CHECK(incident.lines == Lines{begin, lru, end, ret});
   CHECK(incident.span == "try_to_free_pages");
   CHECK(incident.pid == 1);
@@ -276,7 +281,7 @@ TEST_CASE("every return over threshold prints, whatever the function") {
   CHECK(t.binder.held_lines() == 1);
   const std::string ttfp = t.ret(task1, 1300 * us, 400 * us, "try_to_free_pages");
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[1].lines == Lines{lru, ttfp});
+  CHECK(t.incident(1).lines == Lines{lru, ttfp});
   CHECK(t.stats.over_threshold.at("__alloc_pages") == 1);
   CHECK(t.stats.over_threshold.at("try_to_free_pages") == 1);
 }
@@ -288,8 +293,8 @@ TEST_CASE("function names match exactly, never by prefix (the 2016 script's try_
     const std::string wrong = t.ret(task1, 1100 * us, 200 * us, "try_to_compact");
     const std::string right = t.ret(task1, 1150 * us, 250 * us, "try_to_compact_pages");
     REQUIRE(t.sink.incidents.size() == 2);
-    CHECK(t.sink.incidents[0].lines == Lines{wrong});
-    CHECK(t.sink.incidents[1].lines == Lines{ev, right});
+    CHECK(t.incident(0).lines == Lines{wrong});
+    CHECK(t.incident(1).lines == Lines{ev, right});
   }
   SUBCASE("a binding of try_to_compact does not bind try_to_compact_pages") {
     Profile profile = test_profile();
@@ -364,12 +369,12 @@ TEST_CASE("a span claims only its own task's lines; comm is not the key") {
   t.set_comm("kworker/u4:2");
   const std::string k_ret = t.ret(kworker, 1200 * us, 200 * us, "try_to_free_pages");
   REQUIRE(t.sink.incidents.size() == 3);
-  CHECK(t.sink.incidents[0].lines == Lines{d_ev, d_ret});
-  CHECK(t.sink.incidents[0].comm == "dd");
-  CHECK(t.sink.incidents[1].lines == Lines{w_ev, w_ret});
-  CHECK(t.sink.incidents[1].comm == "Web Content");
-  CHECK(t.sink.incidents[2].lines == Lines{k_ev, k_ret});
-  CHECK(t.sink.incidents[2].pid == 7);
+  CHECK(t.incident(0).lines == Lines{d_ev, d_ret});
+  CHECK(t.incident(0).comm == "dd");
+  CHECK(t.incident(1).lines == Lines{w_ev, w_ret});
+  CHECK(t.incident(1).comm == "Web Content");
+  CHECK(t.incident(2).lines == Lines{k_ev, k_ret});
+  CHECK(t.incident(2).pid == 7);
   CHECK(t.binder.held_lines() == 1); // pid 9's
 }
 
@@ -383,10 +388,10 @@ TEST_CASE("pid 0 is one task per cpu") {
   const std::string bare1 = t.bare(idle1, 1300 * us, 298 * us);
   CHECK(t.stats.orphan_returns == 1); // the entry is cpu 0's
   REQUIRE(t.sink.incidents.size() == 1);
-  CHECK(t.sink.incidents[0].lines == Lines{bare1});
+  CHECK(t.incident(0).lines == Lines{bare1});
   const std::string ret0 = t.ret(idle0, 1300 * us, 300 * us, "try_to_free_pages");
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[1].lines == Lines{ev0, ret0});
+  CHECK(t.incident(1).lines == Lines{ev0, ret0});
   CHECK(t.binder.held_lines() == 1);
 }
 
@@ -402,9 +407,9 @@ TEST_CASE("each line is emitted at most once: nested spans") {
   const std::string ttfp = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
   const std::string alloc = t.ret(task1, 1210 * us, 220 * us, "__alloc_pages");
   REQUIRE(t.sink.incidents.size() == 3);
-  CHECK(t.sink.incidents[0].lines == Lines{start, end, slab}); // the pair took 50 us: no incident
-  CHECK(t.sink.incidents[1].lines == Lines{begin, lru, ttfp});
-  CHECK(t.sink.incidents[2].lines == Lines{alloc});
+  CHECK(t.incident(0).lines == Lines{start, end, slab}); // the pair took 50 us: no incident
+  CHECK(t.incident(1).lines == Lines{begin, lru, ttfp});
+  CHECK(t.incident(2).lines == Lines{alloc});
   CHECK(t.binder.held_lines() == 0);
 }
 
@@ -416,11 +421,11 @@ TEST_CASE("an entry pairs with the bare return at its depth") {
   const std::string inner = t.bare(task1, 1200 * us, 190 * us, 1);
   const std::string outer = t.bare(task1, 1300 * us, 300 * us, 0);
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[0].lines == Lines{ttfp, begin, inner});
-  CHECK(t.sink.incidents[0].span == "try_to_free_pages");
-  CHECK(t.sink.incidents[0].start == 1010 * us);
-  CHECK(t.sink.incidents[1].lines == Lines{alloc, outer});
-  CHECK(t.sink.incidents[1].span == "__alloc_pages");
+  CHECK(t.incident(0).lines == Lines{ttfp, begin, inner});
+  CHECK(t.incident(0).span == "try_to_free_pages");
+  CHECK(t.incident(0).start == 1010 * us);
+  CHECK(t.incident(1).lines == Lines{alloc, outer});
+  CHECK(t.incident(1).span == "__alloc_pages");
   CHECK(t.stats.orphan_returns == 0);
   CHECK(t.stats.over_threshold.at("__alloc_pages") == 1);
   CHECK(t.binder.tasks() == 1); // idle, forgotten at the next sweep
@@ -432,8 +437,8 @@ TEST_CASE("a bare return without a duration starts at its entry") {
   const std::string ev = t.event(task1, 1000 * us - 1 * us, "mm_vmscan_lru_shrink_inactive");
   const std::string ret = t.bare(task1, 1100 * us, -1);
   CHECK(t.only_incident() == Lines{entry, ev, ret});
-  CHECK(t.sink.incidents[0].start == 1000 * us);
-  CHECK(t.sink.incidents[0].end == 1100 * us);
+  CHECK(t.incident(0).start == 1000 * us);
+  CHECK(t.incident(0).end == 1100 * us);
 }
 
 TEST_CASE("a sub-threshold bare return closes its entry and prints nothing") {
@@ -454,10 +459,10 @@ TEST_CASE("a return discards deeper entries whose returns never came") {
   const std::string outer_ret = t.bare(task1, 1500 * us, 500 * us, 0);
   const std::string late = t.bare(task1, 1600 * us, 200 * us, 1);
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[0].lines == Lines{outer, outer_ret});
+  CHECK(t.incident(0).lines == Lines{outer, outer_ret});
   CHECK(t.stats.orphan_returns == 1);
-  CHECK(t.sink.incidents[1].lines == Lines{late});
-  CHECK(t.sink.incidents[1].span.empty());
+  CHECK(t.incident(1).lines == Lines{late});
+  CHECK(t.incident(1).span.empty());
 }
 
 TEST_CASE("a new entry at a depth replaces the one there, and discards deeper ones") {
@@ -469,7 +474,7 @@ TEST_CASE("a new entry at a depth replaces the one there, and discards deeper on
   CHECK(t.stats.orphan_returns == 1);
   const std::string ret = t.bare(task1, 2300 * us, 300 * us, 0);
   CHECK(t.only_incident() == Lines{second, ret});
-  CHECK(t.sink.incidents[0].start == 2000 * us);
+  CHECK(t.incident(0).start == 2000 * us);
 }
 
 TEST_CASE("a bare return with no entry at its depth is an orphan that claims nothing") {
@@ -481,8 +486,8 @@ TEST_CASE("a bare return with no entry at its depth is an orphan that claims not
   const std::string ret = t.bare(task1, 2000 * us, 500 * us);
   CHECK(t.stats.orphan_returns == 2);
   CHECK(t.only_incident() == Lines{ret});
-  CHECK(t.sink.incidents[0].span.empty());
-  CHECK(t.sink.incidents[0].start == 1500 * us);
+  CHECK(t.incident(0).span.empty());
+  CHECK(t.incident(0).start == 1500 * us);
   CHECK(t.stats.over_threshold.at("") == 1);
   CHECK(t.binder.held_lines() == 1);
 }
@@ -505,8 +510,8 @@ TEST_CASE("a leaf's span begins at its timestamp") {
   const std::string ev = t.event(task1, 999 * us, "mm_compaction_begin");
   const std::string leaf = t.leaf(task1, 1000 * us, 200 * us, "compact_zone");
   CHECK(t.only_incident() == Lines{ev, leaf});
-  CHECK(t.sink.incidents[0].start == 1000 * us);
-  CHECK(t.sink.incidents[0].end == 1200 * us);
+  CHECK(t.incident(0).start == 1000 * us);
+  CHECK(t.incident(0).end == 1200 * us);
 }
 
 TEST_CASE("a pair over threshold prints its begin, the claimed lines, its end") {
@@ -517,7 +522,7 @@ TEST_CASE("a pair over threshold prints its begin, the claimed lines, its end") 
   t.event(task2, 1102 * us, "mm_vmscan_lru_shrink_inactive");
   const std::string end = t.event(task1, 1300 * us, "mm_vmscan_direct_reclaim_end");
   REQUIRE(t.sink.incidents.size() == 1);
-  const SeenIncident& incident = t.sink.incidents[0];
+  const SeenIncident& incident = t.incident(0);
   CHECK(incident.lines == Lines{begin, lru, end});
   CHECK(incident.span == "direct_reclaim");
   CHECK(incident.start == 1000 * us);
@@ -532,7 +537,7 @@ TEST_CASE("every pair that claims an event can claim it") {
   const std::string lru = t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
   const std::string end = t.event(task1, 1300 * us, "mm_vmscan_memcg_reclaim_end");
   CHECK(t.only_incident() == Lines{begin, lru, end});
-  CHECK(t.sink.incidents[0].span == "memcg_reclaim");
+  CHECK(t.incident(0).span == "memcg_reclaim");
 }
 
 TEST_CASE("a sub-threshold pair prints nothing and leaves its events held") {
@@ -554,7 +559,7 @@ TEST_CASE("a begin replaces an open one; an end without a begin is counted and i
   CHECK(t.stats.replaced_begins == 1);
   const std::string end = t.event(task1, 2300 * us, "mm_vmscan_direct_reclaim_end");
   CHECK(t.only_incident() == Lines{second, end});
-  CHECK(t.sink.incidents[0].start == 2000 * us);
+  CHECK(t.incident(0).start == 2000 * us);
   t.event(task1, 9000 * us, "mm_vmscan_direct_reclaim_end");
   CHECK(t.stats.unmatched_ends == 1);
   CHECK(t.sink.incidents.size() == 1);
@@ -593,7 +598,7 @@ TEST_CASE("a lost shrink_slab_end does not pair an old start with another instan
     CHECK(t.sink.incidents.empty());
     const std::string end = t.event(task1, 5100 * us, "mm_shrink_slab_end", a);
     CHECK(t.only_incident() == Lines{start, end});
-    CHECK(t.sink.incidents[0].span == "shrink_slab");
+    CHECK(t.incident(0).span == "shrink_slab");
     CHECK(t.stats.unmatched_ends == 1);
   }
 }
@@ -635,7 +640,7 @@ TEST_CASE("graph mode uses only the pairs meant for it") {
   // The pair printed both lines: shrink_slab's own return cannot print them again.
   const std::string ret = t.ret(task1, 2210 * us, 215 * us, "shrink_slab");
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[1].lines == Lines{ret});
+  CHECK(t.incident(1).lines == Lines{ret});
 }
 
 TEST_CASE("a pair's begin already claimed by another span is not printed again") {
@@ -648,9 +653,9 @@ TEST_CASE("a pair's begin already claimed by another span is not printed again")
   const std::string end = t.event(task1, 1300 * us, "mm_shrink_slab_end",
                                   "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
   REQUIRE(t.sink.incidents.size() == 2);
-  CHECK(t.sink.incidents[0].lines == Lines{start, ret});
-  CHECK(t.sink.incidents[1].lines == Lines{end});
-  CHECK(t.sink.incidents[1].start == 1000 * us);
+  CHECK(t.incident(0).lines == Lines{start, ret});
+  CHECK(t.incident(1).lines == Lines{end});
+  CHECK(t.incident(1).start == 1000 * us);
 }
 
 TEST_CASE("events no span can claim are not held") {
@@ -688,6 +693,19 @@ TEST_CASE("the window applies to tasks that hold lines but are quiet") {
   t.binder.finish();
   CHECK(t.stats.pending_dropped == 1); // counted once
   CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("an entry older than the window is forgotten") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  Trace t(100 * us, Mode::Graph, profile);
+  t.entry(task1, 1000 * us, "try_to_free_pages");
+  t.event(task2, 20000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.bare(task1, 20100 * us, 19100 * us);
+  CHECK(t.stats.orphan_returns == 1);
+  CHECK(t.only_incident() == Lines{ret});
+  CHECK(t.incident(0).span.empty());
+  CHECK(t.stats.pending_dropped == 0); // an entry is not a held tracepoint
 }
 
 TEST_CASE("the per-task cap drops the oldest held lines") {
