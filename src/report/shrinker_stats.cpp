@@ -1,6 +1,7 @@
 #include "report/shrinker_stats.h"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 #include <vector>
 
@@ -21,17 +22,10 @@ std::string_view next_token(std::string_view text, std::size_t& pos) {
 }
 
 // Largest total first; equal totals by name, so that the output is stable.
-template <class Entry> std::vector<const Entry*> by_total(const auto& map, auto totals_of) {
-  std::vector<const Entry*> sorted;
-  sorted.reserve(map.size());
-  for (const Entry& entry : map)
-    sorted.push_back(&entry);
-  std::sort(sorted.begin(), sorted.end(), [&](const Entry* a, const Entry* b) {
-    const Nanos ta = totals_of(*a).total;
-    const Nanos tb = totals_of(*b).total;
-    return ta != tb ? ta > tb : a->first < b->first;
+template <class Entry> void sort_by_total(std::vector<Entry>& entries) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.totals.total != b.totals.total ? a.totals.total > b.totals.total : a.name < b.name;
   });
-  return sorted;
 }
 
 } // namespace
@@ -52,38 +46,60 @@ void ShrinkerStats::Totals::add(Nanos duration) {
   ++calls;
 }
 
+void ShrinkerStats::Totals::add(const Totals& other) {
+  total += other.total;
+  max = std::max(max, other.max);
+  calls += other.calls;
+}
+
 void ShrinkerStats::add(std::string_view symbol, std::string_view instance, Nanos duration) {
-  auto found = symbols_.find(symbol);
-  if (found == symbols_.end())
-    found = symbols_.emplace(std::string(symbol), Symbol{}).first;
-  Symbol& entry = found->second;
-  entry.totals.add(duration);
-  auto inst = entry.instances.find(instance);
-  if (inst == entry.instances.end())
-    inst = entry.instances.emplace(std::string(instance), Totals{}).first;
-  inst->second.add(duration);
+  auto found = instances_.find(instance);
+  if (found == instances_.end())
+    found = instances_.emplace(std::string(instance), std::vector<Shrinker>{}).first;
+  std::vector<Shrinker>& shrinkers = found->second;
+  auto same = std::find_if(shrinkers.begin(), shrinkers.end(),
+                           [&](const Shrinker& s) { return s.symbol == symbol; });
+  if (same == shrinkers.end())
+    same = shrinkers.insert(shrinkers.end(), Shrinker{std::string(symbol), {}});
+  same->totals.add(duration);
 }
 
 void ShrinkerStats::print(std::ostream& out) const {
-  using SymbolEntry = std::pair<const std::string, Symbol>;
-  using InstanceEntry = std::pair<const std::string, Totals>;
-  const auto symbols = by_total<SymbolEntry>(
-      symbols_, [](const SymbolEntry& e) -> const Totals& { return e.second.totals; });
-  for (const SymbolEntry* symbol : symbols) {
-    const Totals& t = symbol->second.totals;
-    out << symbol->first << " : total time = " << format_ms(t.total)
-        << " ms, max latency = " << format_ms(t.max) << " ms\n";
-  }
-  for (const SymbolEntry* symbol : symbols) {
-    if (symbol->second.instances.size() < 2)
-      continue;
-    const auto instances = by_total<InstanceEntry>(
-        symbol->second.instances, [](const InstanceEntry& e) -> const Totals& { return e.second; });
-    for (const InstanceEntry* instance : instances) {
-      const Totals& t = instance->second;
-      out << symbol->first << '[' << instance->first << "] : total time = " << format_ms(t.total)
-          << " ms, max latency = " << format_ms(t.max) << " ms, calls = " << t.calls << '\n';
+  struct Named {
+    std::string_view name;
+    Totals totals;
+  };
+  struct Symbol {
+    std::string_view name;
+    Totals totals;
+    std::vector<Named> instances;
+  };
+  std::map<std::string_view, Symbol> by_symbol;
+  for (const auto& [instance, shrinkers] : instances_) {
+    for (const Shrinker& shrinker : shrinkers) {
+      Symbol& symbol = by_symbol[shrinker.symbol];
+      symbol.name = shrinker.symbol;
+      symbol.totals.add(shrinker.totals);
+      symbol.instances.push_back({instance, shrinker.totals});
     }
+  }
+  std::vector<Symbol> symbols;
+  symbols.reserve(by_symbol.size());
+  for (auto& [name, symbol] : by_symbol)
+    symbols.push_back(std::move(symbol));
+  sort_by_total(symbols);
+  for (const Symbol& symbol : symbols)
+    out << symbol.name << " : total time = " << format_ms(symbol.totals.total)
+        << " ms, max latency = " << format_ms(symbol.totals.max) << " ms\n";
+  for (Symbol& symbol : symbols) {
+    if (symbol.instances.size() < 2)
+      continue;
+    sort_by_total(symbol.instances);
+    for (const Named& instance : symbol.instances)
+      out << symbol.name << '[' << instance.name
+          << "] : total time = " << format_ms(instance.totals.total)
+          << " ms, max latency = " << format_ms(instance.totals.max)
+          << " ms, calls = " << instance.totals.calls << '\n';
   }
 }
 

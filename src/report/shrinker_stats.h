@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace allocwatch {
 
@@ -30,7 +31,7 @@ ShrinkerId parse_shrinker_id(std::string_view fields);
 class ShrinkerStats {
 public:
   void add(std::string_view symbol, std::string_view instance, Nanos duration);
-  bool empty() const { return symbols_.empty(); }
+  bool empty() const { return instances_.empty(); }
   // Largest total first (ties by name):
   //   super_cache_scan : total time = 8.455000 ms, max latency = 0.466000 ms
   // then, for each function with more than one instance, in the same order,
@@ -45,12 +46,16 @@ private:
     Nanos max = 0;
     std::uint64_t calls = 0;
     void add(Nanos duration);
+    void add(const Totals& other);
   };
-  struct Symbol {
+  struct Shrinker {
+    std::string symbol;
     Totals totals;
-    std::unordered_map<std::string, Totals, StringHash, std::equal_to<>> instances;
   };
-  std::unordered_map<std::string, Symbol, StringHash, std::equal_to<>> symbols_;
+  // Keyed by instance, one lookup per pair: an instance is a shrinker's
+  // address, so it has one symbol, unless the address was reused by another
+  // shrinker, hence the (almost always single-entry) list.
+  std::unordered_map<std::string, std::vector<Shrinker>, StringHash, std::equal_to<>> instances_;
 };
 
 } // namespace allocwatch

@@ -76,3 +76,12 @@ TEST_CASE("functions with several instances get one line per instance, after the
         "super_cache_scan[00000000ce7941b5] : total time = 1.200000 ms, max latency = 0.800000 "
         "ms, calls = 2\n");
 }
+
+TEST_CASE("an instance address reused by another shrinker stays apart") {
+  ShrinkerStats stats;
+  stats.add("super_cache_scan", "00000000ce7941b5", 2'000);
+  stats.add("ext4_es_scan", "00000000ce7941b5", 1'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 2'000);
+  CHECK(printed(stats) == "super_cache_scan : total time = 0.004000 ms, max latency = 0.002000 ms\n"
+                          "ext4_es_scan : total time = 0.001000 ms, max latency = 0.001000 ms\n");
+}
