@@ -45,8 +45,8 @@ public:
   // The mode in use: given, or detected from the first graph or event line.
   std::optional<Mode> mode() const { return mode_; }
 
-  // Memory in use, for tests: tasks with any state kept, and the tracepoint
-  // lines held over all of them.
+  // Memory in use, for tests: the tasks known (an idle one is forgotten by the
+  // sweep that runs every 65536 lines), and the lines they hold.
   std::size_t tasks() const { return tasks_.size(); }
   std::size_t held_lines() const;
 

@@ -135,6 +135,8 @@ public:
     record.depth = depth;
     return feed(record, std::string(fn) + "();", fn, {});
   }
+  // The trace format of the next lines.
+  void set_format(TraceFormat format) { format_ = format; }
   // The comm printed on the next lines (graph traces cut it, "<...>" when unknown).
   void set_comm(std::string comm) { comm_ = std::move(comm); }
 
@@ -228,6 +230,14 @@ TEST_CASE("the mode comes from the first graph or event line unless given") {
     t.ret(task1, 1000 * us, 200 * us, "__alloc_pages");
     CHECK(t.binder.mode() == Mode::Graph);
     CHECK(t.sink.incidents.size() == 1);
+  }
+  SUBCASE("detected from an event line of the nop tracer") {
+    Trace t(100 * us, std::nullopt);
+    t.set_format(TraceFormat::Events);
+    const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    CHECK(t.binder.mode() == Mode::Events);
+    const std::string end = t.event(task1, 1200 * us, "mm_vmscan_direct_reclaim_end");
+    CHECK(t.only_incident() == Lines{begin, end}); // a pair of events mode only
   }
   SUBCASE("given: events mode has no function spans") {
     Trace t(100 * us, Mode::Events);
