@@ -10,6 +10,18 @@
 
 namespace allocwatch {
 
+void InstanceFree::operator()(tracefs_instance* instance) const {
+  tracefs_instance_free(instance);
+}
+
+Result<InstancePtr> open_top_level(const std::string& tracing_dir) {
+  InstancePtr top(tracefs_instance_alloc(tracing_dir.c_str(), nullptr));
+  if (!top)
+    return Error{"cannot use " + tracing_dir +
+                 " as the tracing directory: " + std::strerror(errno != 0 ? errno : ENOTDIR)};
+  return top;
+}
+
 Status use_tracing_dir(const std::string& dir) {
   std::string copy = dir; // tracefs_set_tracing_dir() takes a char*
   if (tracefs_set_tracing_dir(copy.data()) != 0)

@@ -1,18 +1,31 @@
 // Whole-file reads and writes of tracefs files through libtracefs, with
-// errors that name the file and say why. `instance` nullptr is the top level;
-// `path` is relative to the instance's directory ("options/funcgraph-proc").
+// errors that name the file and say why. `instance` is a buffer's directory
+// (open_top_level() for the top level); `path` is relative to it
+// ("options/funcgraph-proc").
 #pragma once
 
 #include "util/result.h"
 
+#include <memory>
 #include <string>
 
 struct tracefs_instance;
 
 namespace allocwatch {
 
-// Points libtracefs at `dir` (tracefs_set_tracing_dir(), process-wide):
-// every later call with a nullptr instance, and every new instance, is there.
+struct InstanceFree {
+  void operator()(tracefs_instance* instance) const;
+};
+using InstancePtr = std::unique_ptr<tracefs_instance, InstanceFree>;
+
+// The top level of `tracing_dir` as an instance object. libtracefs' nullptr
+// for the top level ignores tracefs_set_tracing_dir() in some calls
+// (tracefs_file_exists, tracefs_instance_exists look in /sys/kernel/tracing),
+// so everything here names the top level it means.
+Result<InstancePtr> open_top_level(const std::string& tracing_dir);
+
+// Points libtracefs at `dir` (tracefs_set_tracing_dir(), process-wide): new
+// instances are made there, and most calls with a nullptr instance look there.
 Status use_tracing_dir(const std::string& dir);
 
 // The full path of `path`, for messages.

@@ -152,10 +152,13 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
     plan.warnings.push_back(std::move(text));
   };
 
-  Result<std::string> tracers_text = read_tracefs_file(nullptr, "available_tracers");
+  Result<InstancePtr> top = open_top_level(plan.tracing_dir);
+  if (!top)
+    return top.error();
+  Result<std::string> tracers_text = read_tracefs_file(top->get(), "available_tracers");
   if (!tracers_text)
     return unreadable(tracers_text.error());
-  Result<std::string> events_text = read_tracefs_file(nullptr, "available_events");
+  Result<std::string> events_text = read_tracefs_file(top->get(), "available_events");
   if (!events_text)
     return unreadable(events_text.error());
 
@@ -174,7 +177,7 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
         "this kernel has no function_graph tracer (available: " + join(tracers, " ") + ")";
   } else if (profile.functions.empty()) {
     graph_refusal = "profile '" + profile.name + "' lists no functions to trace";
-  } else if (Result<std::string> text = read_tracefs_file(nullptr, "available_filter_functions");
+  } else if (Result<std::string> text = read_tracefs_file(top->get(), "available_filter_functions");
              !text) {
     graph_refusal = "function_graph cannot filter functions here: " + text.error().message;
   } else {
