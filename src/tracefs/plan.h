@@ -1,7 +1,7 @@
 // Plan: what a tracing session will configure on this kernel, decided from a
 // profile and what the kernel offers, before anything is changed.
 //
-//   Result<Plan> plan = make_plan(profile, threshold, forced_mode, {.pid = pid});
+//   Result<Plan> plan = make_plan(profile, threshold, forced_mode, options);
 //   if (check) print_plan(*plan, std::cout);          // --check: changes nothing
 //   else Session session(std::move(*plan)); ...       // see session.h
 //

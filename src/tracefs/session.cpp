@@ -599,7 +599,8 @@ Status Session::undo() {
   return Ok{};
 }
 
-Status restore_from_journals(const std::string& journal_dir, std::ostream& messages) {
+Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
+                             std::ostream& messages) {
   std::string errors;
   auto fail = [&](const std::string& text) {
     messages << "allocwatch: " << text << '\n';
@@ -642,10 +643,10 @@ Status restore_from_journals(const std::string& journal_dir, std::ostream& messa
   }
 
   // Instances of runs that died before their journal named them, or whose
-  // journal is gone: the tracing directory libtracefs uses (find_tracefs()).
-  const char* tracing_dir = tracefs_tracing_dir();
-  char** instances =
-      tracing_dir != nullptr ? tracefs_instances("^allocwatch-[0-9][0-9]*$") : nullptr;
+  // journal is gone.
+  char** instances = nullptr;
+  if (Status dir = use_tracing_dir(tracing_dir); dir)
+    instances = tracefs_instances("^allocwatch-[0-9][0-9]*$");
   for (int i = 0; instances != nullptr && instances[i] != nullptr; ++i) {
     const std::string name = instances[i];
     const std::string_view digits = std::string_view(name).substr(std::strlen("allocwatch-"));

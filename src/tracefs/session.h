@@ -2,8 +2,10 @@
 //
 // How main uses it:
 //
-//   Result<Plan> plan = make_plan(profile, threshold, forced_mode, {.pid = pid});
-//   Session session(std::move(*plan), {.force = force});
+//   PlanOptions plan_options;                 // .pid, .tracing_dir (--tracefs)
+//   Result<Plan> plan = make_plan(profile, threshold, forced_mode, plan_options);
+//   SessionOptions session_options;           // .force, .journal_dir
+//   Session session(std::move(*plan), session_options);
 //   if (Status s = session.start(); !s) fail(s.error());  // nothing is left changed
 //   Result<ByteSource*> pipe = session.open_pipe([] { return stop_requested; });
 //   ... read *pipe until it returns 0: once stop_requested, the pipe switches
@@ -125,8 +127,10 @@ private:
 };
 
 // allocwatch --restore: replays every journal in `journal_dir` whose process
-// is gone, and removes allocwatch-<pid> instances whose process is gone.
-// Says on `messages` what it did, or that there was nothing to do.
-Status restore_from_journals(const std::string& journal_dir, std::ostream& messages);
+// is gone (each journal names its tracing directory), then removes the
+// allocwatch-<pid> instances in `tracing_dir` whose process is gone. Says on
+// `messages` what it did, or that there was nothing to do.
+Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
+                             std::ostream& messages);
 
 } // namespace allocwatch

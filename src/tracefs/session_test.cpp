@@ -346,9 +346,8 @@ TEST_CASE("session: a killed run's journal blocks a start, and --restore replays
                                          f.journal_dir + ": run allocwatch --restore first");
   }
 
-  tracefs_set_tracing_dir(const_cast<char*>(f.fake.dir().c_str()));
   std::ostringstream said;
-  REQUIRE(restore_from_journals(f.journal_dir, said).ok());
+  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), said).ok());
   CHECK(f.fake.read("current_tracer") == "nop\n");
   CHECK(f.fake.read("tracing_thresh") == "0\n");
   CHECK(f.fake.read("options/funcgraph-proc") == "0\n");
@@ -366,7 +365,7 @@ TEST_CASE("session: a killed run's journal blocks a start, and --restore replays
         std::string::npos);
 
   std::ostringstream again;
-  REQUIRE(restore_from_journals(f.journal_dir, again).ok());
+  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), again).ok());
   CHECK(again.str().find("allocwatch: nothing to restore") != std::string::npos);
 
   Session now(f.plan(), f.options());
@@ -378,7 +377,7 @@ TEST_CASE("session: --restore leaves the journal of a running allocwatch alone")
   Session running(f.plan(), f.options());
   REQUIRE(running.start().ok());
   std::ostringstream said;
-  REQUIRE(restore_from_journals(f.journal_dir, said).ok());
+  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), said).ok());
   CHECK(said.str().find("allocwatch: pid " + std::to_string(getpid()) + " is running") == 0);
   CHECK(f.fake.read("current_tracer") == "function_graph");
   CHECK(std::filesystem::exists(f.journal()));
