@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <mntent.h>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <sys/mount.h>
@@ -102,12 +104,31 @@ std::vector<const PlannedEvent*> Plan::available_events() const {
   return found;
 }
 
+namespace {
+
+// Where tracefs is mounted, from /proc/mounts (as libtracefs finds it; its
+// tracefs_tracing_dir_is_mounted() leaks the path it returns).
+std::optional<std::string> mounted_tracefs() {
+  FILE* mounts = ::setmntent("/proc/mounts", "r");
+  if (mounts == nullptr)
+    return std::nullopt;
+  std::optional<std::string> dir;
+  while (const mntent* m = ::getmntent(mounts)) {
+    if (std::string_view(m->mnt_type) == "tracefs") {
+      dir = m->mnt_dir;
+      break;
+    }
+  }
+  ::endmntent(mounts);
+  return dir;
+}
+
+} // namespace
+
 Result<std::string> find_tracefs(std::ostream* messages) {
-  const char* mounted_at = nullptr;
-  const int mounted = tracefs_tracing_dir_is_mounted(false, &mounted_at);
   std::string dir;
-  if (mounted == 1 && mounted_at != nullptr) {
-    dir = mounted_at;
+  if (std::optional<std::string> mounted = mounted_tracefs()) {
+    dir = *mounted;
   } else {
     if (geteuid() != 0)
       return Error{std::string("tracefs is not mounted, and mounting it needs root (mount -t "

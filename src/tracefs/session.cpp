@@ -644,14 +644,24 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
 
   // Instances of runs that died before their journal named them, or whose
   // journal is gone.
-  char** instances = nullptr;
+  // tracefs_instances() would do, but leaks its regex (libtracefs 1.6.4).
+  std::vector<std::string> instances;
   if (Status dir = use_tracing_dir(tracing_dir); dir)
-    instances = tracefs_instances("^allocwatch-[0-9][0-9]*$");
-  for (int i = 0; instances != nullptr && instances[i] != nullptr; ++i) {
-    const std::string name = instances[i];
-    const std::string_view digits = std::string_view(name).substr(std::strlen("allocwatch-"));
+    tracefs_instances_walk(
+        [](const char* name, void* found) {
+          static_cast<std::vector<std::string>*>(found)->push_back(name);
+          return 0;
+        },
+        &instances);
+  for (const std::string& name : instances) {
+    constexpr std::string_view prefix = "allocwatch-";
+    const std::string_view digits =
+        std::string_view(name).substr(std::min(name.size(), prefix.size()));
     pid_t pid = 0;
-    std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (name.compare(0, prefix.size(), prefix) != 0 || digits.empty() || ec != std::errc() ||
+        end != digits.data() + digits.size())
+      continue;
     const bool running = std::find(live.begin(), live.end(), pid) != live.end() ||
                          ::kill(pid, 0) == 0 || errno == EPERM;
     if (running) {
@@ -666,7 +676,6 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
     ++done;
     messages << "allocwatch: removed the instance " << name << " left by pid " << pid << '\n';
   }
-  tracefs_list_free(instances);
 
   if (!errors.empty())
     return Error{errors};

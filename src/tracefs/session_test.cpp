@@ -335,6 +335,9 @@ TEST_CASE("session: a killed run's journal blocks a start, and --restore replays
   std::filesystem::create_directory(f.fake.path("instances/allocwatch-" + std::to_string(lost)));
   const std::string live_instance = "allocwatch-" + std::to_string(getppid());
   std::filesystem::create_directory(f.fake.path("instances/" + live_instance));
+  // Instances that are not allocwatch's, whatever their names.
+  for (const char* other : {"allocwatch-test-1", "allocwatch-", "mine"})
+    std::filesystem::create_directory(f.fake.path(std::string("instances/") + other));
 
   {
     Session blocked(f.plan(), f.options());
@@ -354,6 +357,8 @@ TEST_CASE("session: a killed run's journal blocks a start, and --restore replays
   CHECK_FALSE(std::filesystem::exists(f.fake.path("instances/" + killed_instance)));
   CHECK_FALSE(std::filesystem::exists(f.fake.path("instances/allocwatch-" + std::to_string(lost))));
   CHECK(std::filesystem::exists(f.fake.path("instances/" + live_instance)));
+  for (const char* other : {"allocwatch-test-1", "allocwatch-", "mine"})
+    CHECK(std::filesystem::exists(f.fake.path(std::string("instances/") + other)));
   CHECK_FALSE(std::filesystem::exists(journal_path(f.journal_dir, killed)));
   const std::string text = said.str();
   CHECK(text.find("allocwatch: restored what pid " + std::to_string(killed) + " changed in " +
