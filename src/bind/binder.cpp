@@ -81,11 +81,13 @@ void Binder::use_mode(Mode mode) {
   }
 }
 
-std::uint64_t& Binder::over_threshold_counter(std::uint64_t*& cached, std::string_view name) {
+std::uint64_t&
+Binder::over_threshold_counter(std::map<std::string, std::uint64_t, std::less<>>& counts,
+                               std::uint64_t*& cached, std::string_view name) {
   if (cached == nullptr) {
-    auto found = stats_.over_threshold.find(name);
-    if (found == stats_.over_threshold.end())
-      found = stats_.over_threshold.emplace(std::string(name), 0).first;
+    auto found = counts.find(name);
+    if (found == counts.end())
+      found = counts.emplace(std::string(name), 0).first;
     cached = &found->second; // std::map values stay where they are
   }
   return *cached;
@@ -250,7 +252,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   task.close_begin(begin);
   if (record.ts - begin.ts < threshold_)
     return false;
-  ++over_threshold_counter(active.over_threshold, active.spec->name);
+  ++over_threshold_counter(stats_.pairs_over_threshold, active.over_threshold, active.spec->name);
   emit(record, active.spec->name, &task, &active.claims, begin.ts, record.ts,
        begin.emitted ? std::string_view{} : std::string_view(begin.line), begin.seq);
   return true;
@@ -299,7 +301,7 @@ void Binder::on_return(const Record& record) {
   }
   if (orphan) {
     // Began before the trace: its name is unknown, so it claims nothing.
-    ++over_threshold_counter(orphan_over_threshold_, {});
+    ++over_threshold_counter(stats_.functions_over_threshold, orphan_over_threshold_, {});
     emit(record, {}, nullptr, nullptr, start, end, {}, 0);
   } else if (record.name.empty()) {
     // The entry line tells the reader which function the bare "}" closes.
@@ -315,7 +317,7 @@ void Binder::emit_function(const Record& closing, std::string_view name, TaskSta
   if (found == functions_.end()) // a function no binding names: it claims nothing
     found = functions_.emplace(std::string(name), FunctionRole{}).first;
   FunctionRole& role = found->second;
-  ++over_threshold_counter(role.over_threshold, name);
+  ++over_threshold_counter(stats_.functions_over_threshold, role.over_threshold, name);
   const bool claims_any = !role.claims.words.empty();
   emit(closing, name, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
 }

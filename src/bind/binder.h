@@ -14,6 +14,7 @@
 #include "util/string_hash.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,7 +79,9 @@ private:
 
   void use_mode(Mode mode);
   EventRole& event_role(const std::string& name);
-  std::uint64_t& over_threshold_counter(std::uint64_t*& cached, std::string_view name);
+  static std::uint64_t&
+  over_threshold_counter(std::map<std::string, std::uint64_t, std::less<>>& counts,
+                         std::uint64_t*& cached, std::string_view name);
   Nanos cutoff() const { return newest_ts_ - window_; }
 
   TaskState* find_task(const Record& record);

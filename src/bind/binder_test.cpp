@@ -267,7 +267,7 @@ TEST_CASE("a return over threshold prints the events bound to it, then its own l
   CHECK(incident.comm == "dd");
   CHECK(incident.start == 1000 * us);
   CHECK(incident.end == 1200 * us);
-  CHECK(t.stats.over_threshold.at("try_to_free_pages") == 1);
+  CHECK(t.stats.functions_over_threshold.at("try_to_free_pages") == 1);
   CHECK(t.binder.held_lines() == 1); // mm_compaction_begin waits for its own span
 }
 
@@ -276,7 +276,8 @@ TEST_CASE("over threshold means duration >= threshold") {
   t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
   t.ret(task1, 1099 * us, 100 * us - 1, "try_to_free_pages");
   CHECK(t.sink.incidents.empty());
-  CHECK(t.stats.over_threshold.empty());
+  CHECK(t.stats.functions_over_threshold.empty());
+  CHECK(t.stats.pairs_over_threshold.empty());
   CHECK(t.binder.held_lines() == 1); // a sub-threshold span claims nothing
   const std::string lru = t.event(task1, 2000 * us, "mm_vmscan_lru_shrink_inactive");
   const std::string ret = t.ret(task1, 2050 * us, 100 * us, "try_to_free_pages");
@@ -292,8 +293,8 @@ TEST_CASE("every return over threshold prints, whatever the function") {
   const std::string ttfp = t.ret(task1, 1300 * us, 400 * us, "try_to_free_pages");
   REQUIRE(t.sink.incidents.size() == 2);
   CHECK(t.incident(1).lines == Lines{lru, ttfp});
-  CHECK(t.stats.over_threshold.at("__alloc_pages") == 1);
-  CHECK(t.stats.over_threshold.at("try_to_free_pages") == 1);
+  CHECK(t.stats.functions_over_threshold.at("__alloc_pages") == 1);
+  CHECK(t.stats.functions_over_threshold.at("try_to_free_pages") == 1);
 }
 
 TEST_CASE("function names match exactly, never by prefix (the 2016 script's try_to_compact)") {
@@ -405,6 +406,18 @@ TEST_CASE("pid 0 is one task per cpu") {
   CHECK(t.binder.held_lines() == 1);
 }
 
+TEST_CASE("a function and a pair of the same name are counted apart") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_shrink_slab_start",
+          "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  t.event(task1, 1150 * us, "mm_shrink_slab_end",
+          "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  t.ret(task1, 1160 * us, 170 * us, "shrink_slab");
+  t.ret(task1, 1300 * us, 120 * us, "shrink_slab");
+  CHECK(t.stats.functions_over_threshold.at("shrink_slab") == 2);
+  CHECK(t.stats.pairs_over_threshold.at("shrink_slab") == 1);
+}
+
 TEST_CASE("each line is emitted at most once: nested spans") {
   Trace t(100 * us);
   const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
@@ -437,7 +450,7 @@ TEST_CASE("an entry pairs with the bare return at its depth") {
   CHECK(t.incident(1).lines == Lines{alloc, outer});
   CHECK(t.incident(1).span == "__alloc_pages");
   CHECK(t.stats.orphan_returns == 0);
-  CHECK(t.stats.over_threshold.at("__alloc_pages") == 1);
+  CHECK(t.stats.functions_over_threshold.at("__alloc_pages") == 1);
   CHECK(t.binder.tasks() == 1); // idle, forgotten at the next sweep
 }
 
@@ -498,7 +511,7 @@ TEST_CASE("a bare return with no entry at its depth is an orphan that claims not
   CHECK(t.only_incident() == Lines{ret});
   CHECK(t.incident(0).span.empty());
   CHECK(t.incident(0).start == 1500 * us);
-  CHECK(t.stats.over_threshold.at("") == 1);
+  CHECK(t.stats.functions_over_threshold.at("") == 1);
   CHECK(t.binder.held_lines() == 1);
 }
 
@@ -537,7 +550,7 @@ TEST_CASE("a pair over threshold prints its begin, the claimed lines, its end") 
   CHECK(incident.span == "direct_reclaim");
   CHECK(incident.start == 1000 * us);
   CHECK(incident.end == 1300 * us);
-  CHECK(t.stats.over_threshold.at("direct_reclaim") == 1);
+  CHECK(t.stats.pairs_over_threshold.at("direct_reclaim") == 1);
   CHECK(t.binder.held_lines() == 2);
 }
 

@@ -18,8 +18,10 @@ struct RunStats {
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth
-  // Spans over threshold, per function or pair name.
-  std::map<std::string, std::uint64_t, std::less<>> over_threshold;
+  // Spans over threshold, by name. Functions and pairs are counted apart:
+  // a profile may name a pair after a function (shrink_slab is both).
+  std::map<std::string, std::uint64_t, std::less<>> functions_over_threshold;
+  std::map<std::string, std::uint64_t, std::less<>> pairs_over_threshold;
 
   void print(std::ostream& out) const;
 };
