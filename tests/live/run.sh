@@ -4,13 +4,17 @@
 #   tests/live/run.sh BUILD_DIR
 #
 # Every check prints "ok - ..." or "FAIL - ..."; the last line is
-# "live: N passed, N failed". Each check compares every tracefs file
-# allocwatch could touch before and after, byte for byte. Whatever a check
-# changes on purpose (a prior state, a cgroup, a file) is put back by a trap.
+# "live: N passed, N failed". The restore checks compare every tracefs file
+# allocwatch could touch (tracefs-state.sh) before and after, byte for byte.
+# What the tests change on purpose (a prior state, a memory cgroup, a data
+# file) is put back by a trap, and the machine's whole tracing state is
+# compared at the end with what it was at the start.
 set -u
 build=${1:-build}
 cd "$(dirname "$0")/../.."
 T=/sys/kernel/tracing
+J=/run/allocwatch
+bin=$build/allocwatch
 passed=0
 failed=0
 
@@ -37,7 +41,8 @@ if [ ! -r "$T/available_events" ]; then
   finish
 fi
 
-# The Session on the real tracefs, from the unit-test binary.
+# --- the Session on the real tracefs, from the unit-test binary -----------
+
 out=$(ALLOCWATCH_LIVE_TRACEFS=1 "$build/unit-tests" -tc='live:*' 2>&1)
 line=$(printf '%s\n' "$out" | grep '^\[doctest\] test cases:' | tail -n 1)
 p=$(printf '%s\n' "$line" | sed -n 's/.*| *\([0-9][0-9]*\) passed.*/\1/p')
@@ -54,4 +59,362 @@ fi
 passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
 
+# --- allocwatch itself ----------------------------------------------------
+
+tmp=$(mktemp -d /tmp/allocwatch-live-XXXXXX)
+cgroups=/sys/fs/cgroup/memory
+data=/var/tmp/allocwatch-test-$$.dat
+bg=""
+
+state() { tests/live/tracefs-state.sh "$T" "$J"; }
+state >"$tmp/machine"
+
+# The prior state the restore checks start from: not the default, and
+# reversible. A never-used top-level ring buffer reads "7 (expanded: 1408)";
+# enabling a top-level event, writing set_event_pid or buffer_size_kb there
+# expands it for good, so those are part of the prior state only when that
+# buffer was expanded already.
+prior_files=(tracing_thresh tracing_on options/irq-info events/vmscan/mm_shrink_slab_start/filter)
+expanded=no
+if ! grep -q expanded "$T/buffer_size_kb"; then
+  expanded=yes
+  prior_files+=(set_event_pid events/compaction/mm_compaction_begin/enable buffer_size_kb)
+fi
+mkdir "$tmp/prior"
+for f in "${prior_files[@]}"; do
+  cat "$T/$f" >"$tmp/prior/${f//\//_}"
+done
+
+set_prior() {
+  echo 50 >"$T/tracing_thresh"
+  echo 0 >"$T/tracing_on"
+  echo $((1 - $(cat "$T/options/irq-info"))) >"$T/options/irq-info"
+  echo 'nr_objects_to_shrink > 100' >"$T/events/vmscan/mm_shrink_slab_start/filter"
+  if [ $expanded = yes ]; then
+    echo $$ >"$T/set_event_pid"
+    echo 1 >"$T/events/compaction/mm_compaction_begin/enable"
+    echo 2048 >"$T/buffer_size_kb"
+  fi
+  state >"$tmp/prior-state"
+}
+
+put_back_prior() {
+  local f value
+  for f in "${prior_files[@]}"; do
+    value=$(cat "$tmp/prior/${f//\//_}")
+    case $f in
+    */filter) [ "$value" = none ] && value=0 ;;
+    set_event_pid) : >"$T/$f" ;;
+    esac
+    [ -n "$value" ] && echo "$value" >"$T/$f"
+  done
+}
+
+remove_cgroup() {
+  local i
+  for i in $(seq 50); do
+    [ -z "$(cat "$1/cgroup.procs")" ] && break
+    kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
+    sleep 0.1
+  done
+  rmdir "$1"
+}
+
+cleanup() {
+  [ -n "$bg" ] && kill -9 "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+  "$bin" --restore >/dev/null 2>&1
+  put_back_prior
+  for cg in "$cgroups"/allocwatch-test-$$-*; do
+    [ -d "$cg" ] && remove_cgroup "$cg"
+  done
+  rm -f "$data"
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# check_restored NAME: tracefs as it was before the run, byte for byte.
+check_restored() {
+  state >"$tmp/after"
+  if cmp -s "$tmp/prior-state" "$tmp/after"; then
+    ok "$1: tracefs byte-identical afterwards"
+  else
+    fail "$1: tracefs differs afterwards"
+    diff "$tmp/prior-state" "$tmp/after" | head -20
+  fi
+}
+
+# wait_started PID: until the run's instance traces (its last setup step).
+wait_started() {
+  local i
+  for i in $(seq 150); do
+    [ "$(cat "$T/instances/allocwatch-$1/tracing_on" 2>/dev/null)" = 1 ] && return 0
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_bg ARGS: allocwatch in the background, $bg its pid.
+start_bg() {
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err" &
+  bg=$!
+}
+
+# stop_bg SIGNAL: sends it, waits; $rc is the exit status.
+stop_bg() {
+  kill "-$1" "$bg"
+  wait "$bg"
+  rc=$?
+  bg=""
+}
+
+# A normal end.
+set_prior
+"$bin" -t 50us --duration 2s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && ok "--duration 2s: exit 0" || { fail "--duration 2s: exit $rc"; cat "$tmp/err"; }
+grep -q "events mode: this kernel has no function_graph tracer" "$tmp/err" &&
+  ok "--duration 2s: says events mode and why" || fail "--duration 2s: no word on the mode"
+check_restored "--duration 2s"
+put_back_prior
+
+# The signals that end a run the normal way.
+for sig in INT TERM HUP; do
+  set_prior
+  start_bg -t 50us --duration 60s
+  if wait_started "$bg"; then
+    stop_bg "$sig"
+    [ $rc = 0 ] && ok "SIG$sig: exit 0" || { fail "SIG$sig: exit $rc"; cat "$tmp/err"; }
+  else
+    fail "SIG$sig: allocwatch did not start"
+    cat "$tmp/err"
+    stop_bg KILL
+  fi
+  check_restored "SIG$sig"
+  put_back_prior
+done
+
+# Reclaim on demand: a 64 MiB memory cgroup reads a file five times larger,
+# written around the page cache so that reading it charges the cgroup.
+dd if=/dev/zero of="$data" bs=1M count=320 oflag=direct status=none
+make_cgroup() { # NAME: prints its directory
+  mkdir "$cgroups/allocwatch-test-$$-$1" &&
+    echo $((64 << 20)) >"$cgroups/allocwatch-test-$$-$1/memory.limit_in_bytes" &&
+    echo "$cgroups/allocwatch-test-$$-$1"
+}
+# CGROUP: the file read from disk, not from a cache an earlier read left:
+# its evicted pages leave shadow entries, for the memcg's shrinkers to scan.
+read_in_cgroup() {
+  dd if="$data" iflag=nocache count=0 status=none
+  sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
+}
+
+# SIGPIPE: the reader of the output goes away while lines flow.
+set_prior
+cg=$(make_cgroup pipe)
+(while :; do read_in_cgroup "$cg"; done) &
+reader=$!
+start=$SECONDS
+timeout 60 "$bin" -t 1us --duration 30s 2>"$tmp/err" | head -n 1 >"$tmp/first"
+rc=${PIPESTATUS[0]}
+took=$((SECONDS - start))
+kill "$reader"
+wait "$reader" 2>/dev/null
+remove_cgroup "$cg"
+if [ -s "$tmp/first" ] && [ "$took" -lt 30 ]; then
+  ok "SIGPIPE: ended ${took}s after its reader left (exit $rc)"
+else
+  fail "SIGPIPE: did not end with its reader (exit $rc, ${took}s, first line: $(cat "$tmp/first"))"
+  cat "$tmp/err"
+fi
+check_restored "SIGPIPE"
+put_back_prior
+
+# An error half-way through setup: the ring buffer cannot be that large.
+set_prior
+sed 's/^buffer_size_kb:.*/buffer_size_kb: 4000000000/' configs/default.yaml >"$tmp/huge.yaml"
+"$bin" -p "$tmp/huge.yaml" -t 50us --duration 2s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "buffer_size_kb: Cannot allocate memory" "$tmp/err"; then
+  ok "setup error half-way: exit 1, says why"
+else
+  fail "setup error half-way: exit $rc"
+  cat "$tmp/err"
+fi
+check_restored "setup error half-way"
+put_back_prior
+
+# kill -9, then allocwatch --restore.
+set_prior
+start_bg -t 50us --duration 60s
+if wait_started "$bg"; then
+  killed=$bg
+  stop_bg KILL
+  if [ -d "$T/instances/allocwatch-$killed" ] && [ -f "$J/$killed.state" ]; then
+    ok "kill -9: the instance and the journal are left"
+  else
+    fail "kill -9: no instance or no journal left behind"
+  fi
+  "$bin" --restore >"$tmp/out" 2>&1
+  rc=$?
+  if [ $rc = 0 ] && grep -q "restored what pid $killed changed" "$tmp/out"; then
+    ok "--restore after kill -9: says what it did"
+  else
+    fail "--restore after kill -9: exit $rc"
+    cat "$tmp/out"
+  fi
+  check_restored "kill -9 then --restore"
+  "$bin" --restore >"$tmp/out" 2>&1
+  grep -q "nothing to restore" "$tmp/out" && ok "--restore again: nothing to do" ||
+    { fail "--restore again"; cat "$tmp/out"; }
+else
+  fail "kill -9: allocwatch did not start"
+  cat "$tmp/err"
+  stop_bg KILL
+fi
+put_back_prior
+
+# Real memcg reclaim, stopped with SIGINT; its saved trace replays the same.
+state >"$tmp/prior-state"
+cg=$(make_cgroup memcg)
+start_bg -t 50us --save "$tmp/raw.trace"
+if wait_started "$bg"; then
+  read_in_cgroup "$cg"
+  sleep 0.5
+  stop_bg INT
+  cp "$tmp/out" "$tmp/live.out"
+  [ $rc = 0 ] && ok "memcg reclaim: exit 0 on SIGINT" || { fail "memcg reclaim: exit $rc"; cat "$tmp/err"; }
+  # Each printed memcg span (begin, the lines it claims, end) lasts 50us or
+  # more; some claim the lru_shrink_inactive lines of their reclaim.
+  spans=$(awk '
+    / mm_vmscan_memcg_reclaim_begin: / { open = 1; ts = time($0); claimed = 0; next }
+    / mm_vmscan_lru_shrink_inactive: / { if (open) claimed++; next }
+    / mm_vmscan_memcg_reclaim_end: / {
+      if (open && time($0) - ts >= 0.000050) { long++; if (claimed) claiming++ } else bad++
+      open = 0
+    }
+    function time(line,   f, i, n) {
+      n = split(line, f, " ")
+      for (i = 1; i <= n; i++) if (f[i] ~ /^[0-9]+\.[0-9]+:$/) return f[i] + 0
+    }
+    END { printf "%d %d %d\n", long, claiming, bad }' "$tmp/live.out")
+  set -- $spans
+  if [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ]; then
+    ok "memcg reclaim: $1 spans of 50us or more, $2 with their lru_shrink_inactive lines"
+  else
+    fail "memcg reclaim: spans over 50us / claiming / shorter: $spans"
+    head -20 "$tmp/live.out"
+  fi
+  grep -q ' : total time = .* ms, max latency = ' "$tmp/live.out" &&
+    ok "memcg reclaim: shrinker totals" || fail "memcg reclaim: no shrinker totals"
+  "$bin" -t 50us -i "$tmp/raw.trace" >"$tmp/replay.out" 2>"$tmp/replay.err"
+  if cmp -s "$tmp/live.out" "$tmp/replay.out"; then
+    ok "memcg reclaim: the --save'd trace replays to the same output"
+  else
+    fail "memcg reclaim: the replay differs"
+    diff "$tmp/live.out" "$tmp/replay.out" | head -10
+  fi
+else
+  fail "memcg reclaim: allocwatch did not start"
+  cat "$tmp/err"
+  stop_bg KILL
+fi
+check_restored "memcg reclaim"
+remove_cgroup "$cg"
+
+# Refusals: each a clear message, a non-zero exit, nothing changed.
+state >"$tmp/prior-state"
+runuser -u nobody -- "$bin" -t 50us --duration 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "needs root" "$tmp/err"; then
+  ok "not root: exit 1, says root is needed"
+else
+  fail "not root: exit $rc"
+  cat "$tmp/err"
+fi
+mkdir "$tmp/empty"
+"$bin" --tracefs "$tmp/empty" -t 50us --duration 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot read $tmp/empty/available_tracers" "$tmp/err"; then
+  ok "no tracefs: exit 1, names what is missing"
+else
+  fail "no tracefs: exit $rc"
+  cat "$tmp/err"
+fi
+start_bg -t 50us --duration 60s
+if wait_started "$bg"; then
+  "$bin" -t 50us --duration 1s >"$tmp/out2" 2>"$tmp/err2"
+  rc=$?
+  if [ $rc = 1 ] && grep -q "another allocwatch" "$tmp/err2"; then
+    ok "another allocwatch running: exit 1, says so"
+  else
+    fail "another allocwatch running: exit $rc"
+    cat "$tmp/err2"
+  fi
+  stop_bg INT
+else
+  fail "another allocwatch running: the first did not start"
+  stop_bg KILL
+fi
+"$bin" --check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && grep -q "^mode: *events" "$tmp/out" && ok "--check: prints the plan" ||
+  { fail "--check: exit $rc"; cat "$tmp/out" "$tmp/err"; }
+check_restored "refusals and --check"
+
+# Graph mode and a tracer in use, on a fake tracefs (this kernel has no
+# function_graph): plain files, and a FIFO with no writer as trace_pipe.
+fake=$tmp/fake
+mkdir -p "$fake/options" "$fake/instances"
+echo "function_graph function nop" >"$fake/available_tracers"
+echo nop >"$fake/current_tracer"
+echo 0 >"$fake/tracing_thresh"
+echo 1 >"$fake/tracing_on"
+echo 1408 >"$fake/buffer_size_kb"
+: >"$fake/set_ftrace_filter"
+: >"$fake/trace"
+printf '%s\n' __alloc_pages_noprof try_to_free_pages shrink_node shrink_slab >"$fake/available_filter_functions"
+for o in funcgraph-proc funcgraph-abstime funcgraph-tail funcgraph-duration; do echo 0 >"$fake/options/$o"; done
+sed -n 's#^  - \(vmscan\|compaction\)/\(.*\)$#\1 \2#p' configs/default.yaml | while read -r sys ev; do
+  mkdir -p "$fake/events/$sys/$ev"
+  echo 0 >"$fake/events/$sys/enable"
+  echo 0 >"$fake/events/$sys/$ev/enable"
+  echo none >"$fake/events/$sys/$ev/filter"
+  echo "$sys:$ev" >>"$fake/available_events"
+done
+mkfifo "$fake/trace_pipe"
+tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-before"
+"$bin" --tracefs "$fake" -t 100us --duration 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-after"
+if [ $rc = 0 ] && cmp -s "$tmp/fake-before" "$tmp/fake-after"; then
+  ok "graph mode on a fake tracefs: exit 0, every file put back"
+else
+  fail "graph mode on a fake tracefs: exit $rc"
+  cat "$tmp/err"
+  diff "$tmp/fake-before" "$tmp/fake-after" | head
+fi
+echo function >"$fake/current_tracer"
+tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-before"
+"$bin" --tracefs "$fake" -t 100us --duration 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-after"
+if [ $rc = 1 ] && grep -q "another tracer is active at the top level (current_tracer is 'function')" "$tmp/err" &&
+  cmp -s "$tmp/fake-before" "$tmp/fake-after"; then
+  ok "a tracer in use: exit 1, says which, nothing changed"
+else
+  fail "a tracer in use: exit $rc"
+  cat "$tmp/err"
+fi
+
+# The machine as the tests found it.
+put_back_prior
+state >"$tmp/now"
+if cmp -s "$tmp/machine" "$tmp/now"; then
+  ok "the machine's tracing state is as before the live tests"
+else
+  fail "the machine's tracing state differs from before the live tests"
+  diff "$tmp/machine" "$tmp/now" | head -20
+fi
 finish
