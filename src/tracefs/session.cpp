@@ -289,9 +289,9 @@ Session::Outcome Session::start_graph(Error& error) {
     say("warning: taking over the top level from another tracer (" + busy + ")");
   }
 
-  std::vector<Setting> settings = graph_settings();
+  std::vector<Setting> writes = settings(top_.get());
   bool refused = false;
-  if (Status applied = apply(settings, top_.get(), refused); !applied) {
+  if (Status applied = apply(writes, top_.get(), refused); !applied) {
     error = applied.error();
     if (refused)
       return Outcome::GraphRefused;
@@ -311,9 +311,9 @@ Status Session::start_events() {
   instance_ = tracefs_instance_create(plan_.instance_name.c_str());
   if (instance_ == nullptr)
     return Error{"cannot create the instance " + plan_.instance_name + ": " + std::strerror(errno)};
-  std::vector<Setting> settings = instance_settings();
+  std::vector<Setting> writes = settings(instance_);
   bool refused = false;
-  if (Status applied = apply(settings, instance_, refused); !applied)
+  if (Status applied = apply(writes, instance_, refused); !applied)
     return Error{"setting up events mode failed: " + applied.error().message};
   return Ok{};
 }
@@ -337,15 +337,19 @@ struct OptionWanted {
   bool required; // the parser cannot read the trace without it
 };
 
-// Options that change the line format: set to what the parser reads, in the
-// graph tracer's case also what it needs (abstime, proc, tail for names on
-// returns), and irq entries off since reclaim and compaction never run there.
+// Options that change the line format, set to the format the parser reads:
+// in events mode too, since a new instance inherits the top level's.
 constexpr OptionWanted kFormatOptions[] = {
     {"context-info", true, false}, {"irq-info", true, false},
     {"record-tgid", false, false}, {"latency-format", false, false},
     {"raw", false, false},         {"hex", false, false},
     {"bin", false, false},
 };
+// function_graph: abstime, proc and duration columns; "} /* f */" on every
+// return (tail), so a return names its function without its entry; the
+// overhead marks the kernel prints by default; wall time including sleeps
+// (a stall is a stall); no irq entries, where reclaim and compaction never
+// run; none of the newer retval/retaddr/args decorations.
 constexpr OptionWanted kGraphOptions[] = {
     {"funcgraph-proc", true, true},     {"funcgraph-abstime", true, true},
     {"funcgraph-duration", true, true}, {"funcgraph-tail", true, true},
@@ -355,128 +359,100 @@ constexpr OptionWanted kGraphOptions[] = {
     {"funcgraph-args", false, false},   {"sleep-time", true, false},
 };
 
+Status switch_tracing(tracefs_instance* where, bool on) {
+  if ((on ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
+    return tracefs_error("write", where, "tracing_on", errno);
+  return Ok{};
+}
+
+Status set_function_filter(tracefs_instance* top, const std::vector<std::string>& functions) {
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    const unsigned flags = TRACEFS_FL_CONTINUE | (i == 0 ? unsigned{TRACEFS_FL_RESET} : 0u);
+    if (tracefs_function_filter(top, functions[i].c_str(), nullptr, flags) != 0) {
+      const int err = errno;
+      (void)tracefs_function_filter(top, nullptr, nullptr, 0);
+      return Error{"cannot put " + functions[i] + " in " + tracefs_path(top, "set_ftrace_filter") +
+                   ": " + std::strerror(err)};
+    }
+  }
+  // Closing the file is what makes the kernel apply the filter.
+  if (tracefs_function_filter(top, nullptr, nullptr, 0) != 0)
+    return tracefs_error("write", top, "set_ftrace_filter", errno);
+  return Ok{};
+}
+
 } // namespace
 
-std::vector<Session::Setting> Session::graph_settings() const {
-  tracefs_instance* top = top_.get();
+// In the order written: tracing off first and on last; in graph mode the
+// function filter before anything, since a kernel that refuses it makes the
+// session use events mode instead, and the tracer before its options.
+std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
+  const bool graph = mode_ == Mode::Graph; // the top level, restored at the end
   std::vector<Setting> s;
-  const std::vector<std::string> functions = plan_.chosen_functions();
+  auto file = [&](std::string path, std::string want, std::string text) {
+    s.push_back({path, want, want.empty(), graph, false,
+                 [where, path, text] { return write_tracefs_file(where, path, text); }});
+  };
+
+  if (graph)
+    s.push_back(
+        {"set_ftrace_filter", "", true, true, true, [where, functions = plan_.chosen_functions()] {
+           return set_function_filter(where, functions);
+         }});
+  // A new instance starts with tracing on.
   s.push_back(
-      {"set_ftrace_filter", "", true, true, true, [top, functions]() -> Status {
-         for (std::size_t i = 0; i < functions.size(); ++i) {
-           const unsigned flags = TRACEFS_FL_CONTINUE | (i == 0 ? unsigned{TRACEFS_FL_RESET} : 0u);
-           if (tracefs_function_filter(top, functions[i].c_str(), nullptr, flags) != 0) {
-             const int err = errno;
-             (void)tracefs_function_filter(top, nullptr, nullptr, 0);
-             return Error{"cannot put " + functions[i] + " in " +
-                          tracefs_path(top, "set_ftrace_filter") + ": " + std::strerror(err)};
-           }
-         }
-         // Closing the file is what makes the kernel apply the filter.
-         if (tracefs_function_filter(top, nullptr, nullptr, 0) != 0)
-           return tracefs_error("write", top, "set_ftrace_filter", errno);
-         return Ok{};
-       }});
-  s.push_back({"tracing_on", "0", false, true, false, [top]() -> Status {
-                 if (tracefs_trace_off(top) != 0)
-                   return tracefs_error("write", top, "tracing_on", errno);
-                 return Ok{};
-               }});
+      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, false); }});
   if (plan_.pid) {
     const std::string pid = std::to_string(*plan_.pid);
-    s.push_back({"set_ftrace_pid", "", true, true, true,
-                 [top, pid] { return write_tracefs_file(top, "set_ftrace_pid", pid); }});
-    s.push_back({"set_event_pid", "", true, true, false,
-                 [top, pid] { return write_tracefs_file(top, "set_event_pid", pid); }});
+    if (graph) {
+      file("set_ftrace_pid", "", pid);
+      s.back().graph_filter = true;
+    }
+    file("set_event_pid", "", pid);
   }
-  const std::string thresh = std::to_string(plan_.tracing_thresh_us);
-  s.push_back({"tracing_thresh", thresh, false, true, false,
-               [top, thresh] { return write_tracefs_file(top, "tracing_thresh", thresh); }});
-  s.push_back({"current_tracer", "function_graph", false, true, false, [top]() -> Status {
-                 if (tracefs_tracer_set(top, TRACEFS_TRACER_FUNCTION_GRAPH) < 0)
-                   return tracefs_error("write function_graph to", top, "current_tracer", errno);
-                 return Ok{};
-               }});
-  std::vector<OptionWanted> options(std::begin(kFormatOptions), std::end(kFormatOptions));
-  options.insert(options.end(), std::begin(kGraphOptions), std::end(kGraphOptions));
-  if (plan_.pid) {
-    options.push_back({"event-fork", true, true});
-    options.push_back({"function-fork", true, true});
-  }
-  for (const OptionWanted& o : options) {
-    const std::string path = std::string("options/") + o.name;
-    if (!o.required && !tracefs_file_exists(top, path.c_str()))
-      continue;
-    s.push_back(
-        {path, o.on ? "1" : "0", false, true, false,
-         [top, name = std::string(o.name), on = o.on] { return write_option(top, name, on); }});
-  }
-  // "X": the cpus' buffers differ in size, which one write cannot put back.
-  const std::string kb = std::to_string(plan_.buffer_size_kb);
-  if (Result<std::string> sizes = read_tracefs_file(top, "buffer_size_kb");
-      sizes && trimmed(*sizes) == "X")
-    say("warning: the cpus' trace buffers differ in size; buffer_size_kb is left as it is");
-  else
-    s.push_back({"buffer_size_kb", kb, false, true, false,
-                 [top, kb] { return write_tracefs_file(top, "buffer_size_kb", kb); }});
-  for (const PlannedEvent* e : plan_.available_events()) {
-    const std::string dir = "events/" + e->system + "/" + e->name;
-    s.push_back({dir + "/filter", "none", false, true, false,
-                 [top, dir] { return write_tracefs_file(top, dir + "/filter", "0"); }});
-    s.push_back({dir + "/enable", "1", false, true, false,
-                 [top, system = e->system, name = e->name, dir]() -> Status {
-                   if (tracefs_event_enable(top, system.c_str(), name.c_str()) != 0)
-                     return tracefs_error("write", top, dir + "/enable", errno);
+  if (graph) {
+    const std::string thresh = std::to_string(plan_.tracing_thresh_us);
+    file("tracing_thresh", thresh, thresh);
+    s.push_back({"current_tracer", "function_graph", false, true, false, [where]() -> Status {
+                   if (tracefs_tracer_set(where, TRACEFS_TRACER_FUNCTION_GRAPH) < 0)
+                     return tracefs_error("write function_graph to", where, "current_tracer",
+                                          errno);
                    return Ok{};
                  }});
   }
-  s.push_back({"trace", "", true, false, false, [top]() -> Status {
-                 if (tracefs_instance_file_clear(top, "trace") != 0)
-                   return tracefs_error("clear", top, "trace", errno);
-                 return Ok{};
-               }});
-  s.push_back({"tracing_on", "1", true, true, false, [top]() -> Status {
-                 if (tracefs_trace_on(top) != 0)
-                   return tracefs_error("write", top, "tracing_on", errno);
-                 return Ok{};
-               }});
-  return s;
-}
 
-std::vector<Session::Setting> Session::instance_settings() const {
-  tracefs_instance* where = instance_;
-  std::vector<Setting> s;
-  // A new instance starts with tracing on: off before anything is enabled.
-  s.push_back({"tracing_on", "0", true, false, false, [where]() -> Status {
-                 if (tracefs_trace_off(where) != 0)
-                   return tracefs_error("write", where, "tracing_on", errno);
-                 return Ok{};
-               }});
   std::vector<OptionWanted> options(std::begin(kFormatOptions), std::end(kFormatOptions));
-  if (plan_.pid)
+  if (graph)
+    options.insert(options.end(), std::begin(kGraphOptions), std::end(kGraphOptions));
+  if (plan_.pid) // children follow their parent
+    options.push_back({graph ? "function-fork" : "event-fork", true, true});
+  if (plan_.pid && graph)
     options.push_back({"event-fork", true, true});
   for (const OptionWanted& o : options) {
     const std::string path = std::string("options/") + o.name;
     if (!o.required && !tracefs_file_exists(where, path.c_str()))
       continue;
     s.push_back(
-        {path, o.on ? "1" : "0", false, false, false,
+        {path, o.on ? "1" : "0", false, graph, false,
          [where, name = std::string(o.name), on = o.on] { return write_option(where, name, on); }});
   }
-  if (plan_.pid) {
-    const std::string pid = std::to_string(*plan_.pid);
-    s.push_back({"set_event_pid", "", true, false, false,
-                 [where, pid] { return write_tracefs_file(where, "set_event_pid", pid); }});
-  }
+
+  // "X": the cpus' buffers differ in size, which one write cannot put back.
   const std::string kb = std::to_string(plan_.buffer_size_kb);
-  s.push_back({"buffer_size_kb", kb, false, false, false,
-               [where, kb] { return write_tracefs_file(where, "buffer_size_kb", kb); }});
+  if (Result<std::string> sizes = read_tracefs_file(where, "buffer_size_kb");
+      sizes && trimmed(*sizes) == "X")
+    say("warning: the cpus' trace buffers differ in size; buffer_size_kb is left as it is");
+  else
+    file("buffer_size_kb", kb, kb);
+
   for (const PlannedEvent* e : plan_.available_events()) {
-    const std::string enable = "events/" + e->system + "/" + e->name + "/enable";
-    s.push_back({enable, "1", false, false, false,
-                 [where, system = e->system, name = e->name, enable]() -> Status {
+    const std::string dir = "events/" + e->system + "/" + e->name;
+    if (graph) // another user's filter would hide events from us
+      file(dir + "/filter", "none", "0");
+    s.push_back({dir + "/enable", "1", false, graph, false,
+                 [where, system = e->system, name = e->name, dir]() -> Status {
                    if (tracefs_event_enable(where, system.c_str(), name.c_str()) != 0)
-                     return tracefs_error("write", where, enable, errno);
+                     return tracefs_error("write", where, dir + "/enable", errno);
                    return Ok{};
                  }});
   }
@@ -485,11 +461,8 @@ std::vector<Session::Setting> Session::instance_settings() const {
                    return tracefs_error("clear", where, "trace", errno);
                  return Ok{};
                }});
-  s.push_back({"tracing_on", "1", true, false, false, [where]() -> Status {
-                 if (tracefs_trace_on(where) != 0)
-                   return tracefs_error("write", where, "tracing_on", errno);
-                 return Ok{};
-               }});
+  s.push_back(
+      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, true); }});
   return s;
 }
 
@@ -582,10 +555,12 @@ Status Session::undo() {
     pipe_->close(); // an open trace_pipe keeps the instance busy
   Status result = restore_entries(top_.get(), undo_);
   if (instance_ != nullptr) {
-    const std::string name = tracefs_instance_get_name(instance_);
-    tracefs_instance_free(instance_);
-    instance_ = nullptr;
-    result = combine(std::move(result), remove_instance(plan_.tracing_dir, name));
+    Status removed = remove_instance(plan_.tracing_dir, plan_.instance_name);
+    if (removed) {
+      tracefs_instance_free(instance_);
+      instance_ = nullptr;
+    }
+    result = combine(std::move(result), removed);
   }
   if (!result)
     return result;

@@ -101,8 +101,8 @@ private:
   Status check_other_runs();
   Outcome start_graph(Error& error);
   Status start_events();
-  std::vector<Setting> graph_settings() const;
-  std::vector<Setting> instance_settings() const;
+  // What start() writes in `where`: the top level (graph mode) or the instance.
+  std::vector<Setting> settings(tracefs_instance* where) const;
   Status apply(std::vector<Setting>& settings, tracefs_instance* where, bool& graph_refused);
   Status write_journal_now();
   // Restores the top level, removes the instance, then the journal; keeps

@@ -301,6 +301,26 @@ TEST_CASE("session: the destructor restores a session that was not restored") {
   CHECK_FALSE(std::filesystem::exists(f.journal()));
 }
 
+TEST_CASE("session: a restore that fails keeps the journal; a later one finishes the job") {
+  Fixture f;
+  const auto before = f.fake.state();
+  Session session(f.plan(), f.options());
+  REQUIRE(session.start().ok());
+  f.fake.make_unwritable("tracing_thresh");
+  Status restored = session.restore();
+  REQUIRE_FALSE(restored.ok());
+  CHECK(restored.error().message ==
+        "cannot write " + f.fake.path("tracing_thresh") + ": Input/output error");
+  CHECK(std::filesystem::exists(f.journal()));
+  CHECK(f.fake.read("current_tracer") == "nop\n"); // the others are back
+
+  std::filesystem::remove(f.fake.path("tracing_thresh"));
+  f.fake.write("tracing_thresh", "134");
+  REQUIRE(session.restore().ok());
+  CHECK(f.fake.state() == before);
+  CHECK_FALSE(std::filesystem::exists(f.journal()));
+}
+
 TEST_CASE("session: a never-used top-level buffer comes back at its expanded size") {
   Fixture f;
   f.fake.write("buffer_size_kb", "7 (expanded: 1408)\n");
