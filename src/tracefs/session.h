@@ -30,7 +30,10 @@
 //   and the snapshot written to the journal (<journal_dir>/<pid>.state).
 //   restore() writes back, in reverse order, only the files whose content
 //   differs from the snapshot, removes the instance, then the journal. A
-//   failure half-way through start() does the same before returning.
+//   failure half-way through start() does the same before returning. One
+//   state cannot come back: a top-level ring buffer no tracer had used reads
+//   "7 (expanded: 1408)", and graph mode expands it for good; it is put back
+//   at 1408, its expanded size.
 // - start() refuses, unless `force`, while another allocwatch runs (its lock
 //   or a live journal) or, in graph mode, while another tracer is active at
 //   the top level (current_tracer not nop, tracing_thresh not 0, or functions
