@@ -164,18 +164,28 @@ start_bg() {
 # stop_bg SIGNAL: sends it, waits; $rc is the exit status.
 stop_bg() {
   kill "-$1" "$bg"
-  wait "$bg"
+  wait "$bg" 2>/dev/null
   rc=$?
   bg=""
+}
+
+# expect NAME STATUS FILE PATTERN: ok when the run ($rc) ended with STATUS
+# and FILE holds PATTERN; else FAIL, and FILE.
+expect() {
+  if [ "$rc" = "$2" ] && grep -q -- "$4" "$3"; then
+    ok "$1"
+  else
+    fail "$1 (exit $rc)"
+    cat "$3"
+  fi
 }
 
 # A normal end.
 set_prior
 "$bin" -t 50us --duration 2s >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc = 0 ] && ok "--duration 2s: exit 0" || { fail "--duration 2s: exit $rc"; cat "$tmp/err"; }
-grep -q "events mode: this kernel has no function_graph tracer" "$tmp/err" &&
-  ok "--duration 2s: says events mode and why" || fail "--duration 2s: no word on the mode"
+expect "--duration 2s: exit 0, says events mode and why" 0 "$tmp/err" \
+  "events mode: this kernel has no function_graph tracer"
 check_restored "--duration 2s"
 put_back_prior
 
@@ -236,12 +246,7 @@ set_prior
 sed 's/^buffer_size_kb:.*/buffer_size_kb: 4000000000/' configs/default.yaml >"$tmp/huge.yaml"
 "$bin" -p "$tmp/huge.yaml" -t 50us --duration 2s >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 1 ] && grep -q "buffer_size_kb: Cannot allocate memory" "$tmp/err"; then
-  ok "setup error half-way: exit 1, says why"
-else
-  fail "setup error half-way: exit $rc"
-  cat "$tmp/err"
-fi
+expect "setup error half-way: exit 1, says why" 1 "$tmp/err" "buffer_size_kb: Cannot allocate memory"
 check_restored "setup error half-way"
 put_back_prior
 
@@ -258,16 +263,11 @@ if wait_started "$bg"; then
   fi
   "$bin" --restore >"$tmp/out" 2>&1
   rc=$?
-  if [ $rc = 0 ] && grep -q "restored what pid $killed changed" "$tmp/out"; then
-    ok "--restore after kill -9: says what it did"
-  else
-    fail "--restore after kill -9: exit $rc"
-    cat "$tmp/out"
-  fi
+  expect "--restore after kill -9: says what it did" 0 "$tmp/out" "restored what pid $killed changed"
   check_restored "kill -9 then --restore"
   "$bin" --restore >"$tmp/out" 2>&1
-  grep -q "nothing to restore" "$tmp/out" && ok "--restore again: nothing to do" ||
-    { fail "--restore again"; cat "$tmp/out"; }
+  rc=$?
+  expect "--restore again: nothing to do" 0 "$tmp/out" "nothing to restore"
 else
   fail "kill -9: allocwatch did not start"
   cat "$tmp/err"
@@ -327,31 +327,17 @@ remove_cgroup "$cg"
 state >"$tmp/prior-state"
 runuser -u nobody -- "$bin" -t 50us --duration 1s >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 1 ] && grep -q "needs root" "$tmp/err"; then
-  ok "not root: exit 1, says root is needed"
-else
-  fail "not root: exit $rc"
-  cat "$tmp/err"
-fi
+expect "not root: exit 1, says root is needed" 1 "$tmp/err" "needs root"
 mkdir "$tmp/empty"
 "$bin" --tracefs "$tmp/empty" -t 50us --duration 1s >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 1 ] && grep -q "cannot read $tmp/empty/available_tracers" "$tmp/err"; then
-  ok "no tracefs: exit 1, names what is missing"
-else
-  fail "no tracefs: exit $rc"
-  cat "$tmp/err"
-fi
+expect "no tracefs: exit 1, names what is missing" 1 "$tmp/err" \
+  "cannot read $tmp/empty/available_tracers"
 start_bg -t 50us --duration 60s
 if wait_started "$bg"; then
   "$bin" -t 50us --duration 1s >"$tmp/out2" 2>"$tmp/err2"
   rc=$?
-  if [ $rc = 1 ] && grep -q "another allocwatch" "$tmp/err2"; then
-    ok "another allocwatch running: exit 1, says so"
-  else
-    fail "another allocwatch running: exit $rc"
-    cat "$tmp/err2"
-  fi
+  expect "another allocwatch running: exit 1, says so" 1 "$tmp/err2" "another allocwatch"
   stop_bg INT
 else
   fail "another allocwatch running: the first did not start"
@@ -359,8 +345,7 @@ else
 fi
 "$bin" --check >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc = 0 ] && grep -q "^mode: *events" "$tmp/out" && ok "--check: prints the plan" ||
-  { fail "--check: exit $rc"; cat "$tmp/out" "$tmp/err"; }
+expect "--check: prints the plan" 0 "$tmp/out" "^mode: *events"
 check_restored "refusals and --check"
 
 # Graph mode and a tracer in use, on a fake tracefs (this kernel has no
@@ -400,13 +385,10 @@ tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-before"
 "$bin" --tracefs "$fake" -t 100us --duration 1s >"$tmp/out" 2>"$tmp/err"
 rc=$?
 tests/live/tracefs-state.sh "$fake" "$J" >"$tmp/fake-after"
-if [ $rc = 1 ] && grep -q "another tracer is active at the top level (current_tracer is 'function')" "$tmp/err" &&
-  cmp -s "$tmp/fake-before" "$tmp/fake-after"; then
-  ok "a tracer in use: exit 1, says which, nothing changed"
-else
-  fail "a tracer in use: exit $rc"
-  cat "$tmp/err"
-fi
+expect "a tracer in use: exit 1, says which" 1 "$tmp/err" \
+  "another tracer is active at the top level (current_tracer is 'function')"
+cmp -s "$tmp/fake-before" "$tmp/fake-after" && ok "a tracer in use: nothing changed" ||
+  fail "a tracer in use: the fake tracefs changed"
 
 # The machine as the tests found it.
 put_back_prior
