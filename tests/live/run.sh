@@ -64,6 +64,7 @@ failed=$((failed + ${f:-0}))
 tmp=$(mktemp -d /tmp/allocwatch-live-XXXXXX)
 cgroups=/sys/fs/cgroup/memory
 data=/var/tmp/allocwatch-test-$$.dat
+files=/var/tmp/allocwatch-test-$$.files
 bg=""
 
 state() { tests/live/tracefs-state.sh "$T" "$J"; }
@@ -127,8 +128,7 @@ cleanup() {
   for cg in "$cgroups"/allocwatch-test-$$-*; do
     [ -d "$cg" ] && remove_cgroup "$cg"
   done
-  rm -f "$data"
-  rm -rf "$tmp"
+  rm -rf "$data" "$files" "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -213,6 +213,12 @@ make_cgroup() { # NAME: prints its directory
     echo $((64 << 20)) >"$cgroups/allocwatch-test-$$-$1/memory.limit_in_bytes" &&
     echo "$cgroups/allocwatch-test-$$-$1"
 }
+# CGROUP: 2000 dentries and inodes charged to it, which its reclaim then
+# asks the filesystem's shrinker (super_cache_scan) to free.
+charge_dentries() {
+  sh -c "echo \$\$ > $1/cgroup.procs; mkdir $files && cd $files &&
+    i=0; while [ \$i -lt 2000 ]; do : > f\$i; i=\$((i + 1)); done"
+}
 # CGROUP: the file read from disk, not from a cache an earlier read left:
 # its evicted pages leave shadow entries, for the memcg's shrinkers to scan.
 read_in_cgroup() {
@@ -278,6 +284,7 @@ put_back_prior
 # Real memcg reclaim, stopped with SIGINT; its saved trace replays the same.
 state >"$tmp/prior-state"
 cg=$(make_cgroup memcg)
+charge_dentries "$cg"
 start_bg -t 50us --save "$tmp/raw.trace"
 if wait_started "$bg"; then
   read_in_cgroup "$cg"
@@ -322,6 +329,7 @@ else
 fi
 check_restored "memcg reclaim"
 remove_cgroup "$cg"
+rm -rf "$files"
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
 state >"$tmp/prior-state"
