@@ -132,7 +132,7 @@ void Binder::sweep() {
   const Nanos cut = cutoff();
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     TaskState& task = *it->second;
-    stats_.pending_dropped += task.expire(cut);
+    stats_.pending_expired += task.expire(cut);
     if (!task.idle()) {
       ++it;
       continue;
@@ -211,7 +211,7 @@ void Binder::on_event(const Record& record) {
 }
 
 void Binder::hold(TaskState& task, const Record& record, EventId event) {
-  stats_.pending_dropped += task.held.expire(cutoff());
+  stats_.pending_expired += task.held.expire(cutoff());
   stats_.pending_dropped +=
       task.held.push(record.ts, seq_, event, record.line, profile_.max_pending_per_task);
 }
@@ -219,8 +219,8 @@ void Binder::hold(TaskState& task, const Record& record, EventId event) {
 void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
   OpenBegin& begin = task.begin(pair);
   if (begin.open && begin.ts < cutoff()) {
-    task.close_begin(begin); // aged out before being replaced: a drop, not a replacement
-    ++stats_.pending_dropped;
+    task.close_begin(begin); // aged out before being replaced: expired, not replaced
+    ++stats_.pending_expired;
   }
   const std::string_view instance =
       pairs_[pair].spec->shrinker ? parse_shrinker_id(record.fields).instance : std::string_view{};
@@ -233,7 +233,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   OpenBegin& begin = task.begin(pair);
   if (begin.open && begin.ts < cutoff()) {
     task.close_begin(begin);
-    ++stats_.pending_dropped;
+    ++stats_.pending_expired;
   }
   if (!begin.open) {
     ++stats_.unmatched_ends;
@@ -332,7 +332,7 @@ void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
   std::size_t first = 0;
   if (task != nullptr) {
     HeldLines& held = task->held;
-    stats_.pending_dropped += held.expire(cutoff());
+    stats_.pending_expired += held.expire(cutoff());
     // A task's lines are in time order: only the newest can lie in the span.
     const Nanos from = start - kMicro;
     first = held.size();

@@ -21,6 +21,7 @@
 #include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace allocwatch {
 namespace {
@@ -222,7 +223,15 @@ int run(const Options& options) {
     return 0;
   }
   if (options.list_profiles) {
-    for (const ProfileInfo& info : list_profiles(profile_search_dirs()))
+    const std::vector<std::string> dirs = profile_search_dirs();
+    const std::vector<ProfileInfo> profiles = list_profiles(dirs);
+    if (profiles.empty()) {
+      std::string searched;
+      for (const std::string& dir : dirs)
+        searched += "\n  " + dir;
+      throw FatalError("no profile found; searched:" + searched);
+    }
+    for (const ProfileInfo& info : profiles)
       std::cout << info.name << (info.loads ? "\t" : "\t[error] ") << info.summary << "\n\t"
                 << info.path << "\n";
     return 0;

@@ -6,8 +6,10 @@ namespace allocwatch {
 
 void RunStats::print(std::ostream& out) const {
   out << "allocwatch: " << lines_read << " lines read, " << lines_malformed << " not understood, "
-      << lost_events << " events lost by the kernel (" << lost_lines << " LOST lines), "
-      << pending_dropped << " pending events dropped\n";
+      << lost_events << " events lost by the kernel (" << lost_lines << " LOST lines)\n";
+  out << "allocwatch: held events: " << pending_expired
+      << " expired unclaimed (older than the window), " << pending_dropped
+      << " dropped over the per-task cap\n";
   if (unmatched_ends || replaced_begins || orphan_returns)
     out << "allocwatch: " << unmatched_ends << " pair ends without their begin, " << replaced_begins
         << " begins without their end, " << orphan_returns << " returns without their entry\n";
