@@ -219,11 +219,17 @@ enum Fn : std::uint8_t {
   kShrinkInactiveList,
   kTryToCompact,
   kCompactZone,
+  // Traced by the default profile but bound to nothing: their returns print
+  // alone when over the threshold.
+  kShrinkSlab,
+  kShrinkActiveList,
+  kSoftLimitReclaim,
   kFnCount,
 };
 
 // Graph mode: the tracepoints each function's over-threshold return claims
-// (the default profile's bindings). __alloc_pages and shrink_node claim none.
+// (configs/default.yaml's bindings). The allocator, shrink_node, shrink_slab,
+// shrink_active_list and the soft limit reclaim claim none.
 constexpr std::uint32_t kBinding[kFnCount] = {
     0,
     bit(kDirectBegin) | bit(kDirectEnd),
@@ -233,6 +239,9 @@ constexpr std::uint32_t kBinding[kFnCount] = {
     bit(kLruInactive),
     bit(kTryCompact),
     bit(kCompactBegin) | bit(kCompactEnd),
+    0,
+    0,
+    0,
 };
 
 // Spans made of a begin and an end tracepoint of the same task.
@@ -271,16 +280,20 @@ constexpr std::uint32_t claimable(Format format) {
 struct Era {
   std::string_view alloc;
   std::string_view lruvec;
+  std::string_view soft_limit;
   bool inactive_list_traced; // shrink_inactive_list not yet inlined
   bool old_direct_begin;     // "order may_writepage gfp_flags classzone_idx" (< 5.2)
   std::string_view super_offset;
 };
 
 constexpr Era kEras[] = {
-    {"__alloc_pages_nodemask", "shrink_node_memcg", true, true, "+0x0/0x1e0"},
-    {"__alloc_pages", "shrink_lruvec", false, false, "+0x0/0x1f0"},
-    {"__alloc_pages_noprof", "evict_folios", false, false, "+0x0/0x210"},
-    {"__alloc_frozen_pages_noprof", "shrink_lruvec", false, false, "+0x0/0x210"},
+    {"__alloc_pages_nodemask", "shrink_node_memcg", "mem_cgroup_soft_limit_reclaim", true, true,
+     "+0x0/0x1e0"},
+    {"__alloc_pages", "shrink_lruvec", "mem_cgroup_soft_limit_reclaim", false, false, "+0x0/0x1f0"},
+    {"__alloc_pages_noprof", "evict_folios", "mem_cgroup_soft_limit_reclaim", false, false,
+     "+0x0/0x210"},
+    {"__alloc_frozen_pages_noprof", "shrink_lruvec", "memcg1_soft_limit_reclaim", false, false,
+     "+0x0/0x210"},
 };
 
 struct Shrinker {
@@ -315,6 +328,12 @@ struct World {
       return "try_to_compact_pages";
     case kCompactZone:
       return "compact_zone";
+    case kShrinkSlab:
+      return "shrink_slab";
+    case kShrinkActiveList:
+      return "shrink_active_list";
+    case kSoftLimitReclaim:
+      return era->soft_limit;
     case kFnCount:
       break;
     }
@@ -440,6 +459,8 @@ public:
 
   void lru_scan(Nanos budget) {
     call(kShrinkLruvec, budget, [&](Nanos b) {
+      if (rng_.percent(20))
+        call(kShrinkActiveList, share(b, 20), [&](Nanos b2) { pause(b2 / 2); });
       if (world_.era->inactive_list_traced && rng_.percent(80)) {
         call(kShrinkInactiveList, share(b, 70), [&](Nanos b2) {
           pause(b2 * 8 / 10);
@@ -460,6 +481,10 @@ public:
   // overwrites an end (the next start then replaces the open one), or an end
   // and the next start (the next end then names another instance).
   void slab_scan(Nanos budget) {
+    call(kShrinkSlab, budget, [&](Nanos b) { shrinkers(b * 9 / 10); });
+  }
+
+  void shrinkers(Nanos budget) {
     const auto& list = world_.shrinkers;
     const std::size_t heavy = rng_.below(list.size());
     const std::uint64_t loss = rng_.below(60);
@@ -490,17 +515,25 @@ public:
     });
   }
 
-  // try_to_free_pages, and in events mode the memcg soft limit reclaim that
-  // do_try_to_free_pages may run inside it.
+  // The memcg soft limit reclaim (cgroup v1) that kswapd and
+  // do_try_to_free_pages run before the node scan.
+  void soft_limit_reclaim(Nanos budget) {
+    call(kSoftLimitReclaim, budget, [&](Nanos b) {
+      bracket(kSoftBegin, kSoftEnd, b * 9 / 10, [&](Nanos b2) {
+        const int scans = static_cast<int>(rng_.range(1, 2));
+        for (int i = 0; i < scans; ++i) {
+          pause(b2 / 3);
+          event(kLruInactive);
+        }
+      });
+    });
+  }
+
   void direct_reclaim(Nanos budget) {
     call(kTryToFreePages, budget, [&](Nanos b) {
       bracket(kDirectBegin, kDirectEnd, b * 9 / 10, [&](Nanos b2) {
-        if (!graph() && rng_.percent(25)) {
-          bracket(kSoftBegin, kSoftEnd, share(b2, 30), [&](Nanos b3) {
-            pause(b3 / 3);
-            event(kLruInactive);
-          });
-        }
+        if (rng_.percent(25))
+          soft_limit_reclaim(share(b2, 30));
         const int rounds = static_cast<int>(rng_.range(1, 3));
         for (int i = 0; i < rounds; ++i)
           shrink_node(share(b2, 70 / rounds));
@@ -566,14 +599,8 @@ public:
 
   void kswapd() {
     event(kKswapdWake);
-    if (!graph() && rng_.percent(30)) {
-      bracket(kSoftBegin, kSoftEnd, around_threshold(), [&](Nanos b) {
-        pause(b / 3);
-        event(kLruInactive);
-        pause(b / 3);
-        event(kLruInactive);
-      });
-    }
+    if (rng_.percent(30))
+      soft_limit_reclaim(around_threshold());
     const int nodes = static_cast<int>(rng_.range(1, 3));
     for (int i = 0; i < nodes; ++i)
       shrink_node(around_threshold());
