@@ -49,7 +49,7 @@ secs() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
 
 echo "$cases" | while read -r name format size seed; do
   trace=$dir/$name.trace
-  if [ ! -s "$trace" ] || [ ! -f "$dir/$name.expected" ]; then
+  if [ ! -s "$trace" ] || [ ! -f "$dir/$name.expected" ] || [ -n "$(find "$gentrace" -newer "$trace")" ]; then
     echo "bench: generating $trace ($size, $format)" >&2
     "$gentrace" --format "$format" --seed "$seed" --bytes "$size" --threshold-us "$threshold" \
       --trace "$trace.tmp" --expected "$dir/$name.expected" 2>/dev/null

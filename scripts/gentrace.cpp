@@ -367,6 +367,9 @@ public:
   bool graph() const { return world_.format == Format::Graph; }
 
   void at_event(Ev e, int shrinker = -1, bool lost = false) {
+    for (const Pair& p : kPairs)
+      if (e == p.begin)
+        hurry_ = false;
     steps_.push_back(
         Step{now_, 0, StepKind::Event, e, depth_, static_cast<std::int16_t>(shrinker), lost});
   }
@@ -376,13 +379,14 @@ public:
   }
   void pause(Nanos d) { now_ += std::max<Nanos>(d, 0); }
   // The few hundred ns the kernel spends between two traced things.
-  void breathe() { now_ += rng_.range(150, 3000); }
+  // Hurried, it is a few tens, until the next pair begins.
+  void breathe() { now_ += hurry_ ? rng_.range(50, 400) : rng_.range(150, 3000); }
 
   // A traced call lasting `dur` unless its body runs longer. The kernel
   // prints its return only when it took at least its tracing_thresh.
   template <class Body> void call(Fn fn, Nanos dur, Body&& body) {
     const Nanos start = now_;
-    now_ += rng_.range(100, 900);
+    now_ += hurry_ ? rng_.range(20, 200) : rng_.range(100, 900);
     ++depth_;
     body(dur);
     --depth_;
@@ -565,25 +569,40 @@ public:
     });
   }
 
-  // An allocation that may reclaim and then compact. In events mode some
-  // first try node reclaim (node_reclaim_mode) on the fast path.
-  void allocation(bool reclaim, bool compact) {
-    if (!graph() && !reclaim && !compact && rng_.percent(20)) {
-      bracket(kNodeBegin, kNodeEnd, around_threshold(), [&](Nanos b) {
-        pause(b / 2);
+  // Node reclaim (node_reclaim_mode) on the allocator's fast path. It ends
+  // now and then on its LRU scan, so that a direct reclaim right after it
+  // starts within 1 µs of that scan: the sibling the slack lets it claim.
+  // Returns whether it ended on that scan.
+  bool node_reclaim(Nanos budget) {
+    const bool scan_last = rng_.percent(50);
+    bracket(kNodeBegin, kNodeEnd, budget, [&](Nanos b) {
+      if (scan_last) {
+        pause(b);
+        hurry_ = true;
         event(kLruInactive);
-      });
-    }
-    const Nanos total = (reclaim || compact) ? around_threshold() * 2 : around_threshold() / 3;
+      } else {
+        shrink_node(share(b, 80));
+      }
+    });
+    return scan_last;
+  }
+
+  // An allocation that may try node reclaim, then reclaim and compact.
+  void allocation(bool reclaim, bool compact) {
+    const bool slow = reclaim || compact;
+    const Nanos total = slow ? around_threshold() * 2 : around_threshold() / 3;
     call(kAlloc, total, [&](Nanos b) {
-      if (reclaim || compact) {
+      const bool scan_last = rng_.percent(20) && node_reclaim(share(b, slow ? 15 : 80));
+      // kswapd already awake: nothing stands between the two reclaims.
+      if (slow && !(scan_last && rng_.percent(70))) {
         event(kWakeupKswapd);
-        pause(b / 40);
+        if (rng_.percent(50))
+          pause(b / 40);
       }
       if (reclaim)
-        direct_reclaim(share(b, compact ? 60 : 85));
+        direct_reclaim(share(b, compact ? 60 : 80));
       if (compact)
-        try_to_compact(share(b, reclaim ? 25 : 85));
+        try_to_compact(share(b, reclaim ? 20 : 80));
     });
   }
 
@@ -636,6 +655,7 @@ private:
   std::vector<Step>& steps_;
   Nanos now_;
   std::uint8_t depth_ = 0;
+  bool hurry_ = false;
 };
 
 // ---- the truth: DESIGN.md's binding rule over the plan ----
@@ -1149,7 +1169,7 @@ public:
       ready.pop();
       Task& t = tasks_[i];
       emit(t, t.steps[t.next++]);
-      if (t.next == t.steps.size() && !full() && (opt_.calls == 0 || episodes_ < opt_.calls))
+      if (t.next == t.steps.size() && !full())
         plan(t, t.steps.back().ts + gap(t.steps.size()));
       if (t.next < t.steps.size())
         ready.emplace(t.steps[t.next].ts, i);
@@ -1297,9 +1317,21 @@ private:
     return static_cast<Nanos>(lines) * rng_.range(2 * kMilli, 8 * kMilli);
   }
 
+  bool calls_left() const { return opt_.calls == 0 || episodes_ < opt_.calls; }
+
+  // The task's next episode that leaves a line in the trace: a fast
+  // allocation leaves none (its return is under tracing_thresh, and the nop
+  // tracer has no function lines), but it takes time all the same.
   void plan(Task& t, Nanos now) {
     t.steps.clear();
     t.next = 0;
+    while (t.steps.empty() && calls_left()) {
+      now = plan_episode(t, now);
+      now += gap(1);
+    }
+  }
+
+  Nanos plan_episode(Task& t, Nanos now) {
     Planner p(world_, rng_, t.steps, now);
     const std::uint64_t r = rng_.below(100);
     switch (t.role) {
@@ -1332,6 +1364,7 @@ private:
       break;
     }
     ++episodes_;
+    return p.now();
   }
 
   bool full() const { return opt_.bytes != 0 && written_ >= opt_.bytes; }
