@@ -78,7 +78,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(UNIT)
+check: $(BIN) $(UNIT) $(GENTRACE)
 	@tests/run-all.sh $(BUILD)
 
 T ?=
