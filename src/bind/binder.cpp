@@ -158,6 +158,7 @@ void Binder::feed(const Record& record) {
   case LineKind::Lost:
     ++stats_.lost_lines;
     stats_.lost_events += record.lost;
+    stats_.lost_uncounted += record.lost == 0;
     sink_.passthrough(record.line);
     return;
   default:

@@ -212,12 +212,15 @@ TEST_CASE("every line is counted, LOST lines pass through") {
   t.other(LineKind::Malformed, "<XXX>--86198074 Unknown type 0");
   t.other(LineKind::Lost, "CPU:0 [LOST 600 EVENTS]", 600);
   t.other(LineKind::Lost, "CPU:1 [LOST 5 EVENTS]", 5);
+  t.other(LineKind::Lost, "CPU:1 [LOST EVENTS]", 0);
   t.event(task1, 1000 * us, "mm_compaction_kcompactd_sleep");
-  CHECK(t.stats.lines_read == 5);
+  CHECK(t.stats.lines_read == 6);
   CHECK(t.stats.lines_malformed == 1);
-  CHECK(t.stats.lost_lines == 2);
+  CHECK(t.stats.lost_lines == 3);
   CHECK(t.stats.lost_events == 605);
-  CHECK(t.sink.passed == Lines{"CPU:0 [LOST 600 EVENTS]", "CPU:1 [LOST 5 EVENTS]"});
+  CHECK(t.stats.lost_uncounted == 1);
+  CHECK(t.sink.passed ==
+        Lines{"CPU:0 [LOST 600 EVENTS]", "CPU:1 [LOST 5 EVENTS]", "CPU:1 [LOST EVENTS]"});
   CHECK(t.sink.incidents.empty());
 }
 

@@ -6,7 +6,11 @@ namespace allocwatch {
 
 void RunStats::print(std::ostream& out) const {
   out << "allocwatch: " << lines_read << " lines read, " << lines_malformed << " not understood, "
-      << lost_events << " events lost by the kernel (" << lost_lines << " LOST lines)\n";
+      << (lost_uncounted ? "at least " : "") << lost_events << " events lost by the kernel ("
+      << lost_lines << " LOST lines";
+  if (lost_uncounted)
+    out << ", " << lost_uncounted << " without a count";
+  out << ")\n";
   out << "allocwatch: held events: " << pending_expired
       << " expired unclaimed (older than the window), " << pending_dropped
       << " dropped over the per-task cap\n";

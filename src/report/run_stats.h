@@ -14,6 +14,7 @@ struct RunStats {
   std::uint64_t lines_malformed = 0; // not understood: counted and skipped
   std::uint64_t lost_lines = 0;      // "CPU:N [LOST M EVENTS]" lines
   std::uint64_t lost_events = 0;     // the sum of their M
+  std::uint64_t lost_uncounted = 0;  // "CPU:N [LOST EVENTS]" lines: the kernel gave no count
   // Held tracepoints (and open pair begins) no span claimed before they fell
   // out of the window: normal for the events of calls under the threshold.
   std::uint64_t pending_expired = 0;

@@ -404,13 +404,21 @@ Record parse_event_line(string_view line) {
   return r;
 }
 
-// "CPU:0 [LOST 600 EVENTS]"
+// "CPU:0 [LOST 600 EVENTS]", or "CPU:0 [LOST EVENTS]" when the kernel could
+// not count them (the reader was overrun): lost = 0 then.
 bool parse_lost(const char* p, const char* end, Record& r) {
   std::uint64_t cpu = 0;
   std::uint64_t lost = 0;
   if (!starts(p, end, "CPU:") || (p = read_number(p + 4, end, 5, cpu)) == nullptr ||
-      !starts(p, end, " [LOST ") || (p = read_number(p + 7, end, 19, lost)) == nullptr ||
-      !starts(p, end, " EVENTS]") || skip_spaces(p + 8, end) != end)
+      !starts(p, end, " [LOST "))
+    return false;
+  p += 7;
+  if (!starts(p, end, "EVENTS]")) {
+    if ((p = read_number(p, end, 19, lost)) == nullptr || !starts(p, end, " EVENTS]"))
+      return false;
+    ++p;
+  }
+  if (skip_spaces(p + 7, end) != end)
     return false;
   r.kind = LineKind::Lost;
   r.cpu = static_cast<std::int32_t>(cpu);

@@ -470,6 +470,13 @@ TEST_CASE("lost events") {
   CHECK(r.cpu == 13);
   CHECK(r.lost == 4'294'967'296);
   CHECK(parse_line("CPU:0 [LOST many EVENTS]").kind == LineKind::Malformed);
+  // The kernel prints no count when the reader was overrun.
+  r = parse_line("CPU:4 [LOST EVENTS]");
+  CHECK(r.kind == LineKind::Lost);
+  CHECK(r.cpu == 4);
+  CHECK(r.lost == 0);
+  CHECK(parse_line("CPU:4 [LOST EVENTS] x").kind == LineKind::Malformed);
+  CHECK(parse_line("CPU:4 [LOST  EVENTS]").kind == LineKind::Malformed);
   CHECK(parse_line("CPU:0 [LOST 600 EVENTS").kind == LineKind::Malformed);
 }
 

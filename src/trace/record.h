@@ -40,7 +40,7 @@ struct Record {
   // event name (without its subsystem, e.g. "mm_shrink_slab_start").
   std::string_view name;
   std::string_view fields; // event fields, without a trailing " */"
-  std::uint64_t lost = 0;  // Lost: the M of "[LOST M EVENTS]"
+  std::uint64_t lost = 0;  // Lost: the M of "[LOST M EVENTS]"; 0 for "[LOST EVENTS]" (no count)
 };
 
 } // namespace allocwatch
