@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <limits>
 
 namespace allocwatch {
 
@@ -46,14 +47,14 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       ->type_name("FILE");
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
-      ->check(CLI::IsMember({"graph", "events"}));
+      ->check(CLI::IsMember({"graph", "events"}).description(""));
   app.add_option("--duration", duration, "Stop after DUR (bare number: seconds)")->type_name("DUR");
   app.add_option("-c,--command", o.command,
                  "Run CMD with sh -c while tracing; stop when it exits (its stdout goes to stderr)")
       ->type_name("CMD");
   app.add_option("--pid", o.pid, "Trace only PID and the children it forks from now on")
       ->type_name("PID")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()).description(""));
   app.add_option("--save", o.save, "Also write every raw trace line read to FILE (replay with -i)")
       ->type_name("FILE");
   app.add_option("--tracefs", o.tracefs_dir,
