@@ -78,38 +78,45 @@ echo madvise >/sys/kernel/mm/transparent_hugepage/defrag
 snapshot_tracefs >"$results/tracefs.before"
 
 uname -r >"$results/kernel"
-# Job control, so that the background allocwatch gets SIGINT as a foreground
-# run does (a non-interactive shell starts background jobs ignoring it).
-set -m
+
+# allocwatch runs in the foreground, as an operator runs it: a background job
+# of a non-interactive shell would start with SIGINT ignored. The load runs
+# beside it and ends it with SIGINT, as Ctrl-C does.
+load_then_interrupt() {
+  # Start once allocwatch has set tracing up (graph mode at the top level,
+  # events mode in an instance), or has given up.
+  waited=0
+  while [ "$(cat /sys/kernel/tracing/current_tracer)" = nop ] &&
+    [ -z "$(ls /sys/kernel/tracing/instances)" ]; do
+    [ -e /run/allocwatch.exited ] && return
+    waited=$((waited + 1))
+    [ $waited -gt 600 ] && break
+    usleep 100000
+  done
+  pid=$(pidof allocwatch)
+  echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(cat "$results/err.txt")"
+  sleep 1
+  echo "allocwatch-e2e: workload for $seconds s"
+  memstress /mnt/data "$seconds" >"$results/memstress.txt" 2>&1
+  echo $? >"$results/memstress.status"
+  cat "$results/memstress.txt"
+  [ -n "$pid" ] || return
+  kill -INT "$pid"
+  # A run that ignores Ctrl-C is killed, and fails for its status.
+  waited=0
+  while [ ! -e /run/allocwatch.exited ] && [ $waited -lt 600 ]; do
+    waited=$((waited + 1))
+    usleep 100000
+  done
+  [ -e /run/allocwatch.exited ] || kill -KILL "$pid"
+}
+load_then_interrupt &
+loader=$!
 allocwatch -t 100us -p /usr/local/share/allocwatch/profiles/default.yaml \
-  --save "$results/raw.trace" >"$results/out.txt" 2>"$results/err.txt" &
-tracer=$!
-
-# The load starts once allocwatch has set tracing up (graph mode at the top
-# level, events mode in an instance), or has given up.
-waited=0
-while [ "$(cat /sys/kernel/tracing/current_tracer)" = nop ] &&
-  [ -z "$(ls /sys/kernel/tracing/instances)" ]; do
-  kill -0 "$tracer" 2>/dev/null || break
-  waited=$((waited + 1))
-  [ $waited -gt 600 ] && break
-  usleep 100000
-done
-echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(cat "$results/err.txt")"
-sleep 1
-
-echo "allocwatch-e2e: workload for $seconds s"
-memstress /mnt/data "$seconds" >"$results/memstress.txt" 2>&1
-echo $? >"$results/memstress.status"
-cat "$results/memstress.txt"
-
-# Ctrl-C, as an operator ends a run; a run that ignores it is killed later.
-kill -INT "$tracer"
-(sleep 60 && kill -KILL "$tracer") 2>/dev/null &
-watchdog=$!
-wait "$tracer"
+  --save "$results/raw.trace" >"$results/out.txt" 2>"$results/err.txt"
 echo $? >"$results/allocwatch.status"
-kill "$watchdog" 2>/dev/null
+touch /run/allocwatch.exited
+wait "$loader"
 echo "allocwatch-e2e: allocwatch exited with status $(cat "$results/allocwatch.status")"
 
 snapshot_tracefs >"$results/tracefs.after"
