@@ -47,6 +47,13 @@ LIB := $(BUILD)/liballocwatch.a
 .PHONY: all deps test check run bench e2e install clean
 all: $(BIN)
 
+# The share directory is compiled in (the profile search path): a change of
+# PREFIX must rebuild what uses it, so it is kept in a file that only changes
+# when PREFIX does.
+SHAREDIR_STAMP := $(BUILD)/sharedir.stamp
+$(shell mkdir -p $(BUILD); [ "$$(cat $(SHAREDIR_STAMP) 2>/dev/null)" = "$(SHAREDIR)" ] || echo "$(SHAREDIR)" > $(SHAREDIR_STAMP))
+$(BUILD)/src/profile/search.o: $(SHAREDIR_STAMP)
+
 $(BUILD)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@

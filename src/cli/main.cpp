@@ -1,7 +1,264 @@
-// allocwatch entry point (being built: see the issues).
-#include <cstdio>
+// allocwatch entry point: parse the options, load the profile, then replay a
+// saved trace or run a live session. Fatal errors are caught only here.
+#include "bind/binder.h"
+#include "cli/options.h"
+#include "profile/search.h"
+#include "report/run_stats.h"
+#include "report/shrinker_stats.h"
+#include "report/text_sink.h"
+#include "trace/line_reader.h"
+#include "trace/parser.h"
+#include "tracefs/plan.h"
+#include "tracefs/session.h"
+#include "util/result.h"
 
-int main() {
-  std::puts("allocwatch: under construction");
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <iostream>
+#include <optional>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace allocwatch {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int signo) {
+  g_stop_signal = signo;
+}
+
+// SIGINT, SIGTERM and SIGHUP end a run the normal way: stop, drain, report,
+// restore. No SA_RESTART, so a blocked read returns and sees the flag.
+// SIGPIPE is ignored: a closed stdout shows as a failed write instead.
+void install_signal_handlers() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(signo, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+// Ends the input once a stop signal came, so that a replay interrupted with
+// Ctrl-C still prints its shrinker totals.
+class UntilStopSignal : public ByteSource {
+public:
+  explicit UntilStopSignal(ByteSource& input) : input_(input) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    return g_stop_signal ? 0 : input_.read(buf, n);
+  }
+
+private:
+  ByteSource& input_;
+};
+
+// The profile, with -t applied: held events must outlive the slowest call
+// reported, so a threshold beyond the profile's window is refused.
+Profile load_profile(const Options& options) {
+  auto profile = resolve_profile(options.profile, profile_search_dirs());
+  if (!profile)
+    throw FatalError(profile.error().message, 2);
+  if (options.threshold) {
+    if (*options.threshold > profile->window)
+      throw FatalError("threshold " + format_duration(*options.threshold) +
+                           " is longer than the profile's window " +
+                           format_duration(profile->window) + " (" + profile->path + ")",
+                       2);
+    profile->threshold = *options.threshold;
+  }
+  return std::move(*profile);
+}
+
+void feed_all(LineReader& reader, Binder& binder) {
+  std::string_view line;
+  while (reader.next(line) && std::cout.good())
+    binder.feed(parse_line(line));
+  binder.finish();
+}
+
+int replay(const Options& options, const Profile& profile) {
+  int fd = STDIN_FILENO;
+  if (*options.input != "-") {
+    fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      throw FatalError("cannot open " + *options.input + ": " + std::strerror(errno));
+  }
+  FdSource file(fd, *options.input == "-" ? "stdin" : *options.input);
+  UntilStopSignal source(file);
+  LineReader reader(source);
+  RunStats stats;
+  ShrinkerStats shrinkers;
+  TextSink sink(std::cout);
+  Binder binder(profile, BinderOptions{profile.threshold, {}}, sink, shrinkers, stats);
+  feed_all(reader, binder);
+  if (fd != STDIN_FILENO)
+    ::close(fd);
+  if (!options.quiet)
+    stats.print(std::cerr);
   return 0;
+}
+
+// -c CMD: started once tracing is on. Its stdout goes to our stderr so that
+// the trace on stdout stays clean.
+class Command {
+public:
+  explicit Command(const std::string& command) {
+    pid_ = ::fork();
+    if (pid_ < 0)
+      throw FatalError(std::string("cannot start the command: ") + std::strerror(errno));
+    if (pid_ == 0) {
+      std::signal(SIGPIPE, SIG_DFL); // ignored signals would stay ignored across exec
+      ::dup2(STDERR_FILENO, STDOUT_FILENO);
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~Command() {
+    if (running()) {
+      ::kill(pid_, SIGTERM);
+      wait_status(0);
+    }
+  }
+  bool running() { return wait_status(WNOHANG) == -1; }
+  // The shell's exit status, or -1 while it runs.
+  int status() const { return status_; }
+
+private:
+  int wait_status(int flags) {
+    if (status_ != -1)
+      return status_;
+    int raw = 0;
+    if (::waitpid(pid_, &raw, flags) == pid_)
+      status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    return status_;
+  }
+  pid_t pid_;
+  int status_ = -1;
+};
+
+int trace_live(const Options& options, const Profile& profile) {
+  if (::geteuid() != 0)
+    throw FatalError("live tracing needs root (run it with sudo); replaying a saved trace "
+                     "with -i FILE does not");
+  std::ostream* messages = options.quiet ? nullptr : &std::cerr;
+  PlanOptions plan_options;
+  plan_options.pid = options.pid;
+  plan_options.tracing_dir = options.tracefs_dir.value_or("");
+  plan_options.messages = messages;
+  auto plan = make_plan(profile, profile.threshold, options.mode, plan_options);
+  if (!plan)
+    throw FatalError(plan.error().message);
+  if (options.check) {
+    print_plan(*plan, std::cout);
+    return 0;
+  }
+
+  int save_fd = -1;
+  if (options.save) {
+    save_fd = ::open(options.save->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (save_fd < 0)
+      throw FatalError("cannot write " + *options.save + ": " + std::strerror(errno));
+  }
+  Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
+  if (Status started = session.start(); !started)
+    throw FatalError(started.error().message);
+
+  // Live output is read as it comes (tail -f out.dat): flush every line.
+  std::cout << std::unitbuf;
+  std::optional<Command> command;
+  if (options.command)
+    command.emplace(*options.command);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.duration.value_or(0));
+  auto should_stop = [&] {
+    return g_stop_signal != 0 || !std::cout.good() ||
+           (options.duration && std::chrono::steady_clock::now() >= deadline) ||
+           (command && !command->running());
+  };
+  auto pipe = session.open_pipe(should_stop);
+  if (!pipe)
+    throw FatalError(pipe.error().message);
+
+  RunStats stats;
+  ShrinkerStats shrinkers;
+  TextSink sink(std::cout);
+  Binder binder(profile, BinderOptions{profile.threshold, session.mode()}, sink, shrinkers, stats);
+  LineReader reader(**pipe);
+  if (save_fd >= 0)
+    reader.set_tee(save_fd, *options.save);
+  feed_all(reader, binder);
+  if (save_fd >= 0)
+    ::close(save_fd);
+  if (Status restored = session.restore(); !restored)
+    throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
+  if (!options.quiet) {
+    stats.print(std::cerr);
+    if (command && command->status() >= 0)
+      std::cerr << "allocwatch: the command exited with status " << command->status() << "\n";
+  }
+  return 0;
+}
+
+int run(const Options& options) {
+  if (options.tracefs_dir && options.input)
+    throw FatalError("--tracefs is for live tracing; a replay (-i) reads no tracefs", 2);
+  if (options.restore) {
+    if (::geteuid() != 0)
+      throw FatalError("--restore needs root (run it with sudo)");
+    std::string tracing_dir = options.tracefs_dir.value_or("");
+    if (tracing_dir.empty()) {
+      auto found = find_tracefs(options.quiet ? nullptr : &std::cerr);
+      if (!found)
+        throw FatalError(found.error().message);
+      tracing_dir = *found;
+    }
+    if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
+        !restored)
+      throw FatalError(restored.error().message);
+    return 0;
+  }
+  if (options.list_profiles) {
+    const std::vector<std::string> dirs = profile_search_dirs();
+    const std::vector<ProfileInfo> profiles = list_profiles(dirs);
+    if (profiles.empty()) {
+      std::string searched;
+      for (const std::string& dir : dirs)
+        searched += "\n  " + dir;
+      throw FatalError("no profile found; searched:" + searched);
+    }
+    for (const ProfileInfo& info : profiles)
+      std::cout << info.name << (info.loads ? "\t" : "\t[error] ") << info.summary << "\n\t"
+                << info.path << "\n";
+    return 0;
+  }
+  const Profile profile = load_profile(options);
+  if (options.input)
+    return replay(options, profile);
+  return trace_live(options, profile);
+}
+
+} // namespace
+} // namespace allocwatch
+
+int main(int argc, char** argv) {
+  using namespace allocwatch;
+  std::ios::sync_with_stdio(false);
+  install_signal_handlers();
+  ParsedOptions parsed = parse_options(argc, argv);
+  if (parsed.exit_now)
+    return *parsed.exit_now;
+  try {
+    return run(parsed.options);
+  } catch (const FatalError& e) {
+    std::cerr << "allocwatch: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "allocwatch: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -5,21 +5,28 @@
 namespace allocwatch {
 
 void RunStats::print(std::ostream& out) const {
-  out << "allocwatch: " << lines_read << " lines read, " << lines_malformed
-      << " not understood, " << lost_events << " events lost by the kernel (" << lost_lines
-      << " LOST lines), " << pending_dropped << " pending events dropped\n";
+  out << "allocwatch: " << lines_read << " lines read, " << lines_malformed << " not understood, "
+      << lost_events << " events lost by the kernel (" << lost_lines << " LOST lines)\n";
+  out << "allocwatch: held events: " << pending_expired
+      << " expired unclaimed (older than the window), " << pending_dropped
+      << " dropped over the per-task cap\n";
   if (unmatched_ends || replaced_begins || orphan_returns)
-    out << "allocwatch: " << unmatched_ends << " pair ends without their begin, "
-        << replaced_begins << " begins without their end, " << orphan_returns
-        << " returns without their entry\n";
-  if (over_threshold.empty()) {
+    out << "allocwatch: " << unmatched_ends << " pair ends without their begin, " << replaced_begins
+        << " begins without their end, " << orphan_returns << " returns without their entry\n";
+  if (functions_over_threshold.empty() && pairs_over_threshold.empty()) {
     out << "allocwatch: no span over threshold\n";
     return;
   }
-  out << "allocwatch: spans over threshold:";
-  for (const auto& [name, count] : over_threshold)
-    out << ' ' << (name.empty() ? "?" : name) << '=' << count;
-  out << '\n';
+  auto print_counts = [&out](const char* what, const auto& counts) {
+    if (counts.empty())
+      return;
+    out << "allocwatch: " << what << " over threshold:";
+    for (const auto& [name, count] : counts)
+      out << ' ' << (name.empty() ? "?" : name) << '=' << count;
+    out << '\n';
+  };
+  print_counts("functions", functions_over_threshold);
+  print_counts("pairs", pairs_over_threshold);
 }
 
 } // namespace allocwatch

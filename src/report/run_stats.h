@@ -14,12 +14,19 @@ struct RunStats {
   std::uint64_t lines_malformed = 0; // not understood: counted and skipped
   std::uint64_t lost_lines = 0;      // "CPU:N [LOST M EVENTS]" lines
   std::uint64_t lost_events = 0;     // the sum of their M
-  std::uint64_t pending_dropped = 0; // held tracepoints dropped by the window or the per-task cap
+  // Held tracepoints (and open pair begins) no span claimed before they fell
+  // out of the window: normal for the events of calls under the threshold.
+  std::uint64_t pending_expired = 0;
+  // Held tracepoints dropped because a task held more than the per-task cap:
+  // lines a slow call might have claimed, lost.
+  std::uint64_t pending_dropped = 0;
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth
-  // Spans over threshold, per function or pair name.
-  std::map<std::string, std::uint64_t, std::less<>> over_threshold;
+  // Spans over threshold, by name. Functions and pairs are counted apart:
+  // a profile may name a pair after a function (shrink_slab is both).
+  std::map<std::string, std::uint64_t, std::less<>> functions_over_threshold;
+  std::map<std::string, std::uint64_t, std::less<>> pairs_over_threshold;
 
   void print(std::ostream& out) const;
 };

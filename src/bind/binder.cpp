@@ -1,0 +1,360 @@
+#include "bind/binder.h"
+
+#include <algorithm>
+
+namespace allocwatch {
+
+namespace {
+
+// Idle tasks are forgotten, and lines older than the window dropped from all
+// tasks, every this many lines: often enough to keep memory flat, rarely
+// enough that the walk over all tasks costs nothing per line.
+constexpr std::uint64_t kSweepEvery = 1u << 16;
+// Idle task states kept for reuse; larger ones are freed, not kept.
+constexpr std::size_t kSpareTasks = 64;
+constexpr std::size_t kSpareHeldSlots = 64;
+
+std::uint64_t task_key(const Record& record) {
+  if (record.pid > 0)
+    return static_cast<std::uint32_t>(record.pid);
+  const std::uint64_t kind = record.pid == 0 ? 1 : 2;
+  return kind << 32 | static_cast<std::uint32_t>(record.cpu);
+}
+
+bool is_graph_kind(LineKind kind) {
+  return kind == LineKind::GraphEntry || kind == LineKind::GraphLeaf ||
+         kind == LineKind::GraphReturn;
+}
+
+} // namespace
+
+void Binder::EventSet::insert(EventId id) {
+  if (words.size() <= id / 64)
+    words.resize(id / 64 + 1);
+  words[id / 64] |= std::uint64_t{1} << (id % 64);
+}
+
+Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, ShrinkerStats& shrinkers,
+               RunStats& stats)
+    : profile_(profile), threshold_(options.threshold), window_(profile.window), sink_(sink),
+      shrinkers_(shrinkers), stats_(stats) {
+  if (options.mode)
+    use_mode(*options.mode);
+}
+
+Binder::~Binder() = default;
+
+Binder::EventRole& Binder::event_role(const std::string& name) {
+  auto found = events_.find(name);
+  if (found == events_.end())
+    found =
+        events_.emplace(name, EventRole{static_cast<EventId>(events_.size()), false, {}, {}}).first;
+  return found->second;
+}
+
+void Binder::use_mode(Mode mode) {
+  mode_ = mode;
+  for (const PairSpec& spec : profile_.pairs) {
+    if (std::find(spec.modes.begin(), spec.modes.end(), mode) == spec.modes.end())
+      continue;
+    const std::size_t index = pairs_.size();
+    ActivePair& pair = pairs_.emplace_back(ActivePair{&spec, {}, nullptr});
+    event_role(spec.begin).begins.push_back(index);
+    event_role(spec.end).ends.push_back(index);
+    for (const std::string& event : spec.claims) {
+      EventRole& role = event_role(event);
+      role.claimable = true;
+      pair.claims.insert(role.id);
+    }
+  }
+  if (mode != Mode::Graph)
+    return;
+  for (const Binding& binding : profile_.bindings) {
+    for (const std::string& function : binding.functions) {
+      FunctionRole& role = functions_[function];
+      for (const std::string& event : binding.events) {
+        EventRole& event_info = event_role(event);
+        event_info.claimable = true;
+        role.claims.insert(event_info.id);
+      }
+    }
+  }
+}
+
+std::uint64_t&
+Binder::over_threshold_counter(std::map<std::string, std::uint64_t, std::less<>>& counts,
+                               std::uint64_t*& cached, std::string_view name) {
+  if (cached == nullptr) {
+    auto found = counts.find(name);
+    if (found == counts.end())
+      found = counts.emplace(std::string(name), 0).first;
+    cached = &found->second; // std::map values stay where they are
+  }
+  return *cached;
+}
+
+std::size_t Binder::held_lines() const {
+  std::size_t held = 0;
+  for (const auto& [key, task] : tasks_)
+    held += task->held.size();
+  return held;
+}
+
+TaskState* Binder::find_task(const Record& record) {
+  const std::uint64_t key = task_key(record);
+  if (cached_task_ != nullptr && cached_key_ == key)
+    return cached_task_;
+  const auto found = tasks_.find(key);
+  if (found == tasks_.end())
+    return nullptr;
+  cached_key_ = key;
+  cached_task_ = found->second.get();
+  return cached_task_;
+}
+
+TaskState& Binder::task_for(const Record& record) {
+  if (TaskState* task = find_task(record))
+    return *task;
+  std::unique_ptr<TaskState> task;
+  if (spare_tasks_.empty()) {
+    task = std::make_unique<TaskState>();
+  } else {
+    task = std::move(spare_tasks_.back());
+    spare_tasks_.pop_back();
+  }
+  cached_key_ = task_key(record);
+  cached_task_ = task.get();
+  tasks_.emplace(cached_key_, std::move(task));
+  return *cached_task_;
+}
+
+void Binder::sweep() {
+  const Nanos cut = cutoff();
+  for (auto it = tasks_.begin(); it != tasks_.end();) {
+    TaskState& task = *it->second;
+    stats_.pending_expired += task.expire(cut);
+    if (!task.idle()) {
+      ++it;
+      continue;
+    }
+    if (spare_tasks_.size() < kSpareTasks && task.held.capacity() <= kSpareHeldSlots)
+      spare_tasks_.push_back(std::move(it->second));
+    it = tasks_.erase(it);
+  }
+  cached_task_ = nullptr;
+}
+
+void Binder::feed(const Record& record) {
+  ++stats_.lines_read;
+  ++seq_;
+  if (seq_ % kSweepEvery == 0)
+    sweep();
+  switch (record.kind) {
+  case LineKind::Skip:
+    return;
+  case LineKind::Malformed:
+    ++stats_.lines_malformed;
+    return;
+  case LineKind::Lost:
+    ++stats_.lost_lines;
+    stats_.lost_events += record.lost;
+    sink_.passthrough(record.line);
+    return;
+  default:
+    break;
+  }
+  if (!mode_) {
+    const bool graph = record.format == TraceFormat::Graph ||
+                       (record.format == TraceFormat::Unknown && is_graph_kind(record.kind));
+    use_mode(graph ? Mode::Graph : Mode::Events);
+  }
+  newest_ts_ = std::max(newest_ts_, record.ts);
+  if (record.kind == LineKind::Event) {
+    on_event(record);
+    return;
+  }
+  if (*mode_ != Mode::Graph)
+    return; // events mode has no function spans
+  switch (record.kind) {
+  case LineKind::GraphEntry:
+    on_entry(record);
+    break;
+  case LineKind::GraphLeaf:
+    on_leaf(record);
+    break;
+  case LineKind::GraphReturn:
+    on_return(record);
+    break;
+  default:
+    break;
+  }
+}
+
+void Binder::finish() {
+  sweep(); // what aged out of the window is dropped, as if the input had gone on
+  sink_.finish(shrinkers_);
+}
+
+void Binder::on_event(const Record& record) {
+  const auto found = events_.find(record.name);
+  if (found == events_.end() || record.ts < 0)
+    return;
+  const EventRole& role = found->second;
+  TaskState& task = task_for(record);
+  bool emitted = false;
+  for (std::size_t pair : role.ends)
+    emitted = close_pair(task, pair, record) || emitted;
+  for (std::size_t pair : role.begins)
+    open_pair(task, pair, record);
+  if (role.claimable && !emitted)
+    hold(task, record, role.id);
+}
+
+void Binder::hold(TaskState& task, const Record& record, EventId event) {
+  stats_.pending_expired += task.held.expire(cutoff());
+  stats_.pending_dropped +=
+      task.held.push(record.ts, seq_, event, record.line, profile_.max_pending_per_task);
+}
+
+void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
+  OpenBegin& begin = task.begin(pair);
+  if (begin.open && begin.ts < cutoff()) {
+    task.close_begin(begin); // aged out before being replaced: expired, not replaced
+    ++stats_.pending_expired;
+  }
+  const std::string_view instance =
+      pairs_[pair].spec->shrinker ? parse_shrinker_id(record.fields).instance : std::string_view{};
+  if (task.open_begin(begin, record.ts, seq_, instance, record.line))
+    ++stats_.replaced_begins;
+}
+
+bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record) {
+  ActivePair& active = pairs_[pair];
+  OpenBegin& begin = task.begin(pair);
+  if (begin.open && begin.ts < cutoff()) {
+    task.close_begin(begin);
+    ++stats_.pending_expired;
+  }
+  if (!begin.open) {
+    ++stats_.unmatched_ends;
+    return false;
+  }
+  if (active.spec->shrinker) {
+    const ShrinkerId id = parse_shrinker_id(record.fields);
+    if (id.instance != begin.instance) {
+      // Another shrinker's end: its start was lost, or this one's end was.
+      // Either way pairing them would invent a latency.
+      ++stats_.unmatched_ends;
+      return false;
+    }
+    shrinkers_.add(id.symbol, id.instance, record.ts - begin.ts);
+  }
+  task.close_begin(begin);
+  if (record.ts - begin.ts < threshold_)
+    return false;
+  ++over_threshold_counter(stats_.pairs_over_threshold, active.over_threshold, active.spec->name);
+  emit(record, active.spec->name, &task, &active.claims, begin.ts, record.ts,
+       begin.emitted ? std::string_view{} : std::string_view(begin.line), begin.seq);
+  return true;
+}
+
+void Binder::on_entry(const Record& record) {
+  task_for(record).open_entry(record.depth, record.ts, record.name, record.line);
+}
+
+void Binder::on_leaf(const Record& record) {
+  if (record.duration < 0 || record.duration < threshold_)
+    return;
+  if (record.ts < 0) {
+    emit_function(record, record.name, nullptr, -1, -1, {});
+    return;
+  }
+  // A leaf's timestamp is its entry: the call ran after it.
+  emit_function(record, record.name, find_task(record), record.ts, record.ts + record.duration, {});
+}
+
+void Binder::on_return(const Record& record) {
+  TaskState* task = find_task(record);
+  const OpenEntry* entry = task != nullptr && task->has_open_entries()
+                               ? task->close_entry(record.depth, cutoff())
+                               : nullptr;
+  const bool orphan = record.name.empty() && entry == nullptr;
+  if (orphan)
+    ++stats_.orphan_returns;
+  Nanos start = -1;
+  Nanos end = -1;
+  if (record.ts < 0) {
+    // Without timestamps only the duration tells: the line prints, alone.
+    if (record.duration < 0 || record.duration < threshold_)
+      return;
+    task = nullptr;
+  } else {
+    end = record.ts;
+    if (record.duration >= 0)
+      start = end - record.duration;
+    else if (entry != nullptr && entry->ts >= 0)
+      start = entry->ts;
+    else
+      return; // neither a duration nor an entry: not a span
+    if (end - start < threshold_)
+      return;
+  }
+  if (orphan) {
+    // Began before the trace: its name is unknown, so it claims nothing.
+    ++over_threshold_counter(stats_.functions_over_threshold, orphan_over_threshold_, {});
+    emit(record, {}, nullptr, nullptr, start, end, {}, 0);
+  } else if (record.name.empty()) {
+    // The entry line tells the reader which function the bare "}" closes.
+    emit_function(record, entry->name, task, start, end, entry->line);
+  } else {
+    emit_function(record, record.name, task, start, end, {});
+  }
+}
+
+void Binder::emit_function(const Record& closing, std::string_view name, TaskState* task,
+                           Nanos start, Nanos end, std::string_view opening) {
+  auto found = functions_.find(name);
+  if (found == functions_.end()) // a function no binding names: it claims nothing
+    found = functions_.emplace(std::string(name), FunctionRole{}).first;
+  FunctionRole& role = found->second;
+  ++over_threshold_counter(stats_.functions_over_threshold, role.over_threshold, name);
+  const bool claims_any = !role.claims.words.empty();
+  emit(closing, name, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
+}
+
+void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
+                  const EventSet* claims, Nanos start, Nanos end, std::string_view opening,
+                  std::uint64_t opening_seq) {
+  lines_.clear();
+  if (!opening.empty())
+    lines_.push_back(opening);
+  bool claimed_any = false;
+  std::size_t first = 0;
+  if (task != nullptr) {
+    HeldLines& held = task->held;
+    stats_.pending_expired += held.expire(cutoff());
+    // A task's lines are in time order: only the newest can lie in the span.
+    const Nanos from = start - kMicro;
+    first = held.size();
+    while (first > 0 && held[first - 1].ts >= from)
+      --first;
+    for (std::size_t i = first; i < held.size(); ++i) {
+      HeldLine& line = held[i];
+      if (line.seq == opening_seq) {
+        line.claimed = true; // the pair's begin, printed as its first line
+        claimed_any = true;
+      } else if (line.ts <= end && claims != nullptr && claims->contains(line.event)) {
+        line.claimed = true;
+        claimed_any = true;
+        lines_.push_back(line.line);
+        task->note_emitted(line.seq);
+      }
+    }
+  }
+  lines_.push_back(closing.line);
+  sink_.incident(Incident{span, closing.pid, closing.comm, start, end, lines_});
+  if (claimed_any)
+    task->held.remove_claimed(first);
+}
+
+} // namespace allocwatch

@@ -1,0 +1,127 @@
+// Binder: applies DESIGN.md's binding rule to the parser's records. It turns
+// graph lines and begin/end tracepoint pairs into spans, holds each task's
+// tracepoint lines until an over-threshold span of the same task claims them,
+// and hands every over-threshold span to the sink as one Incident, the moment
+// the span's closing line is read.
+#pragma once
+
+#include "bind/task_state.h"
+#include "profile/profile.h"
+#include "report/run_stats.h"
+#include "report/shrinker_stats.h"
+#include "report/sink.h"
+#include "trace/record.h"
+#include "util/string_hash.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace allocwatch {
+
+struct BinderOptions {
+  Nanos threshold = 0;
+  std::optional<Mode> mode; // unset: taken from the first graph or event line
+};
+
+class Binder {
+public:
+  // The profile is copied; sink, shrinkers and stats must outlive the binder.
+  Binder(const Profile& profile, BinderOptions options, Sink& sink, ShrinkerStats& shrinkers,
+         RunStats& stats);
+  ~Binder();
+  Binder(const Binder&) = delete;
+  Binder& operator=(const Binder&) = delete;
+
+  // Every line, in input order. The record's views are not kept.
+  void feed(const Record& record);
+  // End of input: spans still open print nothing; held lines that aged out of
+  // the window are counted as dropped; then sink.finish(shrinkers).
+  void finish();
+  // The mode in use: given, or detected from the first graph or event line.
+  std::optional<Mode> mode() const { return mode_; }
+
+  // Memory in use, for tests: the tasks known (an idle one is forgotten by the
+  // sweep that runs every 65536 lines), and the lines they hold.
+  std::size_t tasks() const { return tasks_.size(); }
+  std::size_t held_lines() const;
+
+private:
+  // A set of EventIds, as bits.
+  struct EventSet {
+    std::vector<std::uint64_t> words;
+    void insert(EventId id);
+    bool contains(EventId id) const {
+      return id / 64 < words.size() && (words[id / 64] >> (id % 64) & 1u) != 0;
+    }
+  };
+  // What an event name means in the mode in use.
+  struct EventRole {
+    EventId id = 0;
+    bool claimable = false;          // some span claims it: hold it
+    std::vector<std::size_t> begins; // active pairs it begins
+    std::vector<std::size_t> ends;   // active pairs it ends
+  };
+  struct FunctionRole {
+    EventSet claims;
+    std::uint64_t* over_threshold = nullptr; // its counter in RunStats, once it has one
+  };
+  struct ActivePair {
+    const PairSpec* spec;
+    EventSet claims;
+    std::uint64_t* over_threshold = nullptr;
+  };
+
+  void use_mode(Mode mode);
+  EventRole& event_role(const std::string& name);
+  static std::uint64_t&
+  over_threshold_counter(std::map<std::string, std::uint64_t, std::less<>>& counts,
+                         std::uint64_t*& cached, std::string_view name);
+  Nanos cutoff() const { return newest_ts_ - window_; }
+
+  TaskState* find_task(const Record& record);
+  TaskState& task_for(const Record& record);
+  void sweep();
+
+  void on_event(const Record& record);
+  void hold(TaskState& task, const Record& record, EventId event);
+  void open_pair(TaskState& task, std::size_t pair, const Record& record);
+  bool close_pair(TaskState& task, std::size_t pair, const Record& record);
+  void on_entry(const Record& record);
+  void on_leaf(const Record& record);
+  void on_return(const Record& record);
+  void emit_function(const Record& closing, std::string_view name, TaskState* task, Nanos start,
+                     Nanos end, std::string_view opening);
+  void emit(const Record& closing, std::string_view span, TaskState* task, const EventSet* claims,
+            Nanos start, Nanos end, std::string_view opening, std::uint64_t opening_seq);
+
+  Profile profile_;
+  Nanos threshold_;
+  Nanos window_;
+  Sink& sink_;
+  ShrinkerStats& shrinkers_;
+  RunStats& stats_;
+  std::optional<Mode> mode_;
+
+  std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;
+  std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
+  std::vector<ActivePair> pairs_;
+  std::uint64_t* orphan_over_threshold_ = nullptr;
+
+  std::uint64_t seq_ = 0; // input line number of the record being fed
+  Nanos newest_ts_ = 0;
+  // Key: pid, or the cpu for pid 0 (each cpu has its own idle task) and for
+  // lines without a pid.
+  std::unordered_map<std::uint64_t, std::unique_ptr<TaskState>> tasks_;
+  std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
+  std::uint64_t cached_key_ = 0;
+  TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
+  std::vector<std::string_view> lines_; // an incident's lines, reused
+};
+
+} // namespace allocwatch

@@ -1,0 +1,820 @@
+#include "bind/binder.h"
+
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <sstream>
+
+using namespace allocwatch;
+
+namespace {
+
+constexpr Nanos us = kMicro;
+constexpr Nanos ms = kMilli;
+
+struct SeenIncident {
+  std::string span;
+  std::int32_t pid;
+  std::string comm;
+  Nanos start;
+  Nanos end;
+  std::vector<std::string> lines;
+};
+
+class RecordingSink : public Sink {
+public:
+  std::vector<SeenIncident> incidents;
+  std::vector<std::string> passed;
+  int finished = 0;
+
+  void incident(const Incident& incident) override {
+    incidents.push_back({std::string(incident.span), incident.pid, std::string(incident.comm),
+                         incident.start, incident.end,
+                         std::vector<std::string>(incident.lines.begin(), incident.lines.end())});
+  }
+  void passthrough(std::string_view line) override { passed.emplace_back(line); }
+  void finish(const ShrinkerStats&) override { ++finished; }
+};
+
+using Lines = std::vector<std::string>;
+
+PairSpec pair(std::string name, std::string begin, std::string end, std::vector<std::string> claims,
+              std::vector<Mode> modes, bool shrinker = false) {
+  PairSpec spec;
+  spec.name = std::move(name);
+  spec.begin = std::move(begin);
+  spec.end = std::move(end);
+  spec.claims = std::move(claims);
+  spec.modes = std::move(modes);
+  spec.shrinker = shrinker;
+  return spec;
+}
+
+// The shape of configs/default.yaml: functions claim the events of their
+// work, __alloc_pages claims nothing, pairs for the events mode.
+Profile test_profile() {
+  Profile profile;
+  profile.name = "test";
+  profile.bindings = {
+      {{"try_to_free_pages"},
+       {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
+        "mm_vmscan_lru_shrink_inactive"},
+       {}},
+      {{"try_to_compact_pages", "compact_zone"},
+       {"mm_compaction_try_to_compact_pages", "mm_compaction_begin", "mm_compaction_end"},
+       {}},
+      {{"shrink_slab"}, {"mm_shrink_slab_start", "mm_shrink_slab_end"}, {}},
+  };
+  profile.pairs = {
+      pair("direct_reclaim", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
+           {"mm_vmscan_lru_shrink_inactive"}, {Mode::Events}),
+      pair("memcg_reclaim", "mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end",
+           {"mm_vmscan_lru_shrink_inactive"}, {Mode::Events}),
+      pair("compaction", "mm_compaction_begin", "mm_compaction_end",
+           {"mm_compaction_isolate_migratepages"}, {Mode::Events}),
+      pair("shrink_slab", "mm_shrink_slab_start", "mm_shrink_slab_end", {},
+           {Mode::Graph, Mode::Events}, true),
+  };
+  return profile;
+}
+
+struct Who {
+  std::int32_t pid;
+  std::int32_t cpu = 0;
+  std::string comm = "dd";
+};
+
+std::string timestamp(Nanos ts) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%lld.%09lld", static_cast<long long>(ts / kSecond),
+                static_cast<long long>(ts % kSecond));
+  return text;
+}
+
+// Feeds hand-made records to a binder. Each helper returns the line it fed,
+// to compare with what the sink got. The record's text lives in one buffer
+// that is overwritten after each line, as LineReader does: whatever the
+// binder keeps, it must have copied.
+class Trace {
+public:
+  explicit Trace(Nanos threshold, std::optional<Mode> mode = Mode::Graph,
+                 Profile profile = test_profile())
+      : binder(profile, BinderOptions{threshold, mode}, sink, shrinkers, stats),
+        format_(mode == Mode::Events ? TraceFormat::Events : TraceFormat::Graph) {}
+
+  RunStats stats;
+  ShrinkerStats shrinkers;
+  RecordingSink sink;
+  Binder binder;
+
+  std::string event(const Who& who, Nanos ts, std::string_view name,
+                    std::string_view fields = "x=1") {
+    Record record = base(who, ts, LineKind::Event);
+    return feed(record, std::string("/* ") + std::string(name) + ": " + std::string(fields) + " */",
+                name, fields);
+  }
+  // "} /* fn */", or a bare "}" when fn is empty; duration -1: no duration.
+  std::string ret(const Who& who, Nanos ts, Nanos duration, std::string_view fn,
+                  std::uint16_t depth = 0) {
+    Record record = base(who, ts, LineKind::GraphReturn);
+    record.duration = duration;
+    record.depth = depth;
+    return feed(record, fn.empty() ? "}" : "} /* " + std::string(fn) + " */", fn, {});
+  }
+  std::string bare(const Who& who, Nanos ts, Nanos duration, std::uint16_t depth = 0) {
+    return ret(who, ts, duration, {}, depth);
+  }
+  std::string entry(const Who& who, Nanos ts, std::string_view fn, std::uint16_t depth = 0) {
+    Record record = base(who, ts, LineKind::GraphEntry);
+    record.depth = depth;
+    return feed(record, std::string(fn) + "() {", fn, {});
+  }
+  std::string leaf(const Who& who, Nanos ts, Nanos duration, std::string_view fn,
+                   std::uint16_t depth = 0) {
+    Record record = base(who, ts, LineKind::GraphLeaf);
+    record.duration = duration;
+    record.depth = depth;
+    return feed(record, std::string(fn) + "();", fn, {});
+  }
+  // The trace format of the next lines.
+  void set_format(TraceFormat format) { format_ = format; }
+  // The comm printed on the next lines (graph traces cut it, "<...>" when unknown).
+  void set_comm(std::string comm) { comm_ = std::move(comm); }
+
+  std::string other(LineKind kind, std::string_view text, std::uint64_t lost = 0) {
+    Record record;
+    record.kind = kind;
+    record.lost = lost;
+    return feed(record, std::string(text), {}, {});
+  }
+
+  // The lines of the only incident; fails when there is not exactly one.
+  Lines only_incident() const {
+    REQUIRE(sink.incidents.size() == 1);
+    return sink.incidents.front().lines;
+  }
+  // Incident i; fails (never reads past the end) when there are fewer.
+  const SeenIncident& incident(std::size_t i) const {
+    REQUIRE(i < sink.incidents.size());
+    return sink.incidents[i];
+  }
+
+private:
+  Record base(const Who& who, Nanos ts, LineKind kind) const {
+    Record record;
+    record.kind = kind;
+    record.format = format_;
+    record.ts = ts;
+    record.pid = who.pid;
+    record.cpu = who.cpu;
+    return record;
+  }
+
+  // Lays out "ts | cpu) comm-pid | duration | body" in the buffer and points
+  // the record's views into it.
+  std::string feed(Record& record, const std::string& body, std::string_view name,
+                   std::string_view fields) {
+    std::string line;
+    if (record.kind == LineKind::Skip || record.kind == LineKind::Lost ||
+        record.kind == LineKind::Malformed) {
+      line = body;
+    } else {
+      line = timestamp(record.ts) + " | " + std::to_string(record.cpu) + ") " + comm_ + "-" +
+             std::to_string(record.pid) + " | " +
+             (record.duration >= 0 ? std::to_string(record.duration) + " ns" : "") + " | " +
+             std::string(record.depth * 2u, ' ') + body;
+    }
+    buffer_ = line + '\0' + std::string(name) + '\0' + std::string(fields);
+    const std::string_view all(buffer_);
+    record.line = all.substr(0, line.size());
+    record.name = all.substr(line.size() + 1, name.size());
+    record.fields = all.substr(line.size() + 2 + name.size(), fields.size());
+    const std::size_t comm_at = line.find(") ");
+    if (comm_at != std::string::npos && record.pid >= 0)
+      record.comm = all.substr(comm_at + 2, comm_.size());
+    binder.feed(record);
+    buffer_.assign(buffer_.size(), '#');
+    return line;
+  }
+
+  TraceFormat format_;
+  std::string buffer_;
+  std::string comm_ = "dd";
+};
+
+const Who task1{1};
+const Who task2{2};
+
+} // namespace
+
+TEST_CASE("every line is counted, LOST lines pass through") {
+  Trace t(100 * us);
+  t.other(LineKind::Skip, "# tracer: function_graph");
+  t.other(LineKind::Malformed, "<XXX>--86198074 Unknown type 0");
+  t.other(LineKind::Lost, "CPU:0 [LOST 600 EVENTS]", 600);
+  t.other(LineKind::Lost, "CPU:1 [LOST 5 EVENTS]", 5);
+  t.event(task1, 1000 * us, "mm_compaction_kcompactd_sleep");
+  CHECK(t.stats.lines_read == 5);
+  CHECK(t.stats.lines_malformed == 1);
+  CHECK(t.stats.lost_lines == 2);
+  CHECK(t.stats.lost_events == 605);
+  CHECK(t.sink.passed == Lines{"CPU:0 [LOST 600 EVENTS]", "CPU:1 [LOST 5 EVENTS]"});
+  CHECK(t.sink.incidents.empty());
+}
+
+TEST_CASE("the mode comes from the first graph or event line unless given") {
+  SUBCASE("detected from a graph line") {
+    Trace t(100 * us, std::nullopt);
+    t.other(LineKind::Skip, "# tracer: function_graph");
+    t.other(LineKind::Lost, "CPU:0 [LOST 1 EVENTS]", 1);
+    CHECK_FALSE(t.binder.mode().has_value());
+    t.ret(task1, 1000 * us, 200 * us, "__alloc_pages");
+    CHECK(t.binder.mode() == Mode::Graph);
+    CHECK(t.sink.incidents.size() == 1);
+  }
+  SUBCASE("detected from an event line of the nop tracer") {
+    Trace t(100 * us, std::nullopt);
+    t.set_format(TraceFormat::Events);
+    const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    CHECK(t.binder.mode() == Mode::Events);
+    const std::string end = t.event(task1, 1200 * us, "mm_vmscan_direct_reclaim_end");
+    CHECK(t.only_incident() == Lines{begin, end}); // a pair of events mode only
+  }
+  SUBCASE("given: events mode has no function spans") {
+    Trace t(100 * us, Mode::Events);
+    CHECK(t.binder.mode() == Mode::Events);
+    t.entry(task1, 900 * us, "try_to_free_pages");
+    t.ret(task1, 1000 * us, 200 * us, "try_to_free_pages");
+    t.leaf(task1, 1000 * us, 200 * us, "compact_zone");
+    t.bare(task1, 1100 * us, 300 * us);
+    CHECK(t.sink.incidents.empty());
+    CHECK(t.stats.orphan_returns == 0);
+    CHECK(t.binder.tasks() == 0);
+  }
+}
+
+TEST_CASE("a return over threshold prints the events bound to it, then its own line") {
+  Trace t(100 * us);
+  const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string lru = t.event(task1, 1050 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1060 * us, "mm_compaction_begin"); // not bound to try_to_free_pages
+  const std::string end = t.event(task1, 1190 * us, "mm_vmscan_direct_reclaim_end");
+  const std::string ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  REQUIRE(t.sink.incidents.size() == 1);
+  const SeenIncident& incident = t.incident(0);
+  CHECK(incident.lines == Lines{begin, lru, end, ret});
+  CHECK(incident.span == "try_to_free_pages");
+  CHECK(incident.pid == 1);
+  CHECK(incident.comm == "dd");
+  CHECK(incident.start == 1000 * us);
+  CHECK(incident.end == 1200 * us);
+  CHECK(t.stats.functions_over_threshold.at("try_to_free_pages") == 1);
+  CHECK(t.binder.held_lines() == 1); // mm_compaction_begin waits for its own span
+}
+
+TEST_CASE("over threshold means duration >= threshold") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.ret(task1, 1099 * us, 100 * us - 1, "try_to_free_pages");
+  CHECK(t.sink.incidents.empty());
+  CHECK(t.stats.functions_over_threshold.empty());
+  CHECK(t.stats.pairs_over_threshold.empty());
+  CHECK(t.binder.held_lines() == 1); // a sub-threshold span claims nothing
+  const std::string lru = t.event(task1, 2000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.ret(task1, 2050 * us, 100 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{lru, ret});
+}
+
+TEST_CASE("every return over threshold prints, whatever the function") {
+  Trace t(100 * us);
+  const std::string lru = t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string alloc = t.ret(task1, 1200 * us, 500 * us, "__alloc_pages");
+  CHECK(t.only_incident() == Lines{alloc}); // __alloc_pages claims nothing
+  CHECK(t.binder.held_lines() == 1);
+  const std::string ttfp = t.ret(task1, 1300 * us, 400 * us, "try_to_free_pages");
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(1).lines == Lines{lru, ttfp});
+  CHECK(t.stats.functions_over_threshold.at("__alloc_pages") == 1);
+  CHECK(t.stats.functions_over_threshold.at("try_to_free_pages") == 1);
+}
+
+TEST_CASE("function names match exactly, never by prefix (the 2016 script's try_to_compact)") {
+  SUBCASE("try_to_compact_pages claims mm_compaction_try_to_compact_pages") {
+    Trace t(100 * us);
+    const std::string ev = t.event(task1, 1000 * us, "mm_compaction_try_to_compact_pages");
+    const std::string wrong = t.ret(task1, 1100 * us, 200 * us, "try_to_compact");
+    const std::string right = t.ret(task1, 1150 * us, 250 * us, "try_to_compact_pages");
+    REQUIRE(t.sink.incidents.size() == 2);
+    CHECK(t.incident(0).lines == Lines{wrong});
+    CHECK(t.incident(1).lines == Lines{ev, right});
+  }
+  SUBCASE("a binding of try_to_compact does not bind try_to_compact_pages") {
+    Profile profile = test_profile();
+    profile.bindings = {{{"try_to_compact"}, {"mm_compaction_try_to_compact_pages"}, {}}};
+    Trace t(100 * us, Mode::Graph, profile);
+    t.event(task1, 1000 * us, "mm_compaction_try_to_compact_pages");
+    const std::string ret = t.ret(task1, 1150 * us, 250 * us, "try_to_compact_pages");
+    CHECK(t.only_incident() == Lines{ret});
+  }
+}
+
+TEST_CASE("events of a sub-threshold call are never emitted with a later call") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  t.event(task1, 1040 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1059 * us, "mm_vmscan_direct_reclaim_end");
+  t.ret(task1, 1060 * us, 60 * us, "try_to_free_pages");
+  CHECK(t.sink.incidents.empty());
+  const std::string begin = t.event(task1, 2000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string end = t.event(task1, 2199 * us, "mm_vmscan_direct_reclaim_end");
+  const std::string ret = t.ret(task1, 2200 * us, 200 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{begin, end, ret});
+}
+
+TEST_CASE("the 1 us slack: an event at start - 1 us is claimed, 1 ns earlier is not") {
+  Trace t(100 * us);
+  const Nanos start = 5000 * us;
+  t.event(task1, start - 1 * us - 1, "mm_vmscan_lru_shrink_inactive");
+  const std::string edge = t.event(task1, start - 1 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string last = t.event(task1, start + 200 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, start + 200 * us + 1, "mm_vmscan_lru_shrink_inactive"); // after its end
+  const std::string ret = t.ret(task1, start + 200 * us, 200 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{edge, last, ret});
+  CHECK(t.binder.held_lines() == 2);
+}
+
+TEST_CASE("a sub-threshold call's last event within 1 us of a slow call is the slow call's") {
+  // The price of the slack, as DESIGN.md says: abstime has whole microseconds.
+  Trace t(100 * us);
+  t.event(task1, 960 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string last = t.event(task1, 999 * us, "mm_vmscan_lru_shrink_inactive");
+  t.ret(task1, 999 * us, 50 * us, "try_to_free_pages");
+  const std::string ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{last, ret});
+}
+
+TEST_CASE("a span claims only lines read before its closing line") {
+  Trace t(100 * us);
+  const std::string ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.only_incident() == Lines{ret});
+  CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("a span claims only its own task's lines; comm is not the key") {
+  Trace t(100 * us);
+  const Who kworker{7, 1, "kworker/u4:2"};
+  const Who browser{8, 0, "Web Content"};
+  const Who other_dd{9};
+  t.set_comm("kworker/u4:2");
+  const std::string k_ev = t.event(kworker, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.set_comm("Web Content");
+  const std::string w_ev = t.event(browser, 1001 * us, "mm_vmscan_lru_shrink_inactive");
+  t.set_comm("dd");
+  t.event(other_dd, 1002 * us, "mm_vmscan_lru_shrink_inactive");
+  t.set_comm("<...>"); // the same pid, its comm not saved
+  const std::string d_ev = t.event(task1, 1003 * us, "mm_vmscan_lru_shrink_inactive");
+  t.set_comm("dd");
+  const std::string d_ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  t.set_comm("Web Content");
+  const std::string w_ret = t.ret(browser, 1200 * us, 200 * us, "try_to_free_pages");
+  t.set_comm("kworker/u4:2");
+  const std::string k_ret = t.ret(kworker, 1200 * us, 200 * us, "try_to_free_pages");
+  REQUIRE(t.sink.incidents.size() == 3);
+  CHECK(t.incident(0).lines == Lines{d_ev, d_ret});
+  CHECK(t.incident(0).comm == "dd");
+  CHECK(t.incident(1).lines == Lines{w_ev, w_ret});
+  CHECK(t.incident(1).comm == "Web Content");
+  CHECK(t.incident(2).lines == Lines{k_ev, k_ret});
+  CHECK(t.incident(2).pid == 7);
+  CHECK(t.binder.held_lines() == 1); // pid 9's
+}
+
+TEST_CASE("pid 0 is one task per cpu") {
+  Trace t(100 * us);
+  const Who idle0{0, 0, "<idle>"};
+  const Who idle1{0, 1, "<idle>"};
+  t.event(idle1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ev0 = t.event(idle0, 1001 * us, "mm_vmscan_lru_shrink_inactive");
+  t.entry(idle0, 1002 * us, "try_to_free_pages");
+  const std::string bare1 = t.bare(idle1, 1300 * us, 298 * us);
+  CHECK(t.stats.orphan_returns == 1); // the entry is cpu 0's
+  REQUIRE(t.sink.incidents.size() == 1);
+  CHECK(t.incident(0).lines == Lines{bare1});
+  const std::string ret0 = t.ret(idle0, 1300 * us, 300 * us, "try_to_free_pages");
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(1).lines == Lines{ev0, ret0});
+  CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("a function and a pair of the same name are counted apart") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_shrink_slab_start",
+          "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  t.event(task1, 1150 * us, "mm_shrink_slab_end",
+          "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  t.ret(task1, 1160 * us, 170 * us, "shrink_slab");
+  t.ret(task1, 1300 * us, 120 * us, "shrink_slab");
+  CHECK(t.stats.functions_over_threshold.at("shrink_slab") == 2);
+  CHECK(t.stats.pairs_over_threshold.at("shrink_slab") == 1);
+}
+
+TEST_CASE("each line is emitted at most once: nested spans") {
+  Trace t(100 * us);
+  const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string start = t.event(task1, 1010 * us, "mm_shrink_slab_start",
+                                    "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  const std::string end = t.event(task1, 1060 * us, "mm_shrink_slab_end",
+                                  "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  const std::string lru = t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string slab = t.ret(task1, 1170 * us, 165 * us, "shrink_slab");
+  const std::string ttfp = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  const std::string alloc = t.ret(task1, 1210 * us, 220 * us, "__alloc_pages");
+  REQUIRE(t.sink.incidents.size() == 3);
+  CHECK(t.incident(0).lines == Lines{start, end, slab}); // the pair took 50 us: no incident
+  CHECK(t.incident(1).lines == Lines{begin, lru, ttfp});
+  CHECK(t.incident(2).lines == Lines{alloc});
+  CHECK(t.binder.held_lines() == 0);
+}
+
+TEST_CASE("an entry pairs with the bare return at its depth") {
+  Trace t(100 * us);
+  const std::string alloc = t.entry(task1, 1000 * us, "__alloc_pages", 0);
+  const std::string ttfp = t.entry(task1, 1010 * us, "try_to_free_pages", 1);
+  const std::string begin = t.event(task1, 1011 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string inner = t.bare(task1, 1200 * us, 190 * us, 1);
+  const std::string outer = t.bare(task1, 1300 * us, 300 * us, 0);
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(0).lines == Lines{ttfp, begin, inner});
+  CHECK(t.incident(0).span == "try_to_free_pages");
+  CHECK(t.incident(0).start == 1010 * us);
+  CHECK(t.incident(1).lines == Lines{alloc, outer});
+  CHECK(t.incident(1).span == "__alloc_pages");
+  CHECK(t.stats.orphan_returns == 0);
+  CHECK(t.stats.functions_over_threshold.at("__alloc_pages") == 1);
+  CHECK(t.binder.tasks() == 1); // idle, forgotten at the next sweep
+}
+
+TEST_CASE("a bare return without a duration starts at its entry") {
+  Trace t(100 * us);
+  const std::string entry = t.entry(task1, 1000 * us, "try_to_free_pages");
+  const std::string ev = t.event(task1, 1000 * us - 1 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.bare(task1, 1100 * us, -1);
+  CHECK(t.only_incident() == Lines{entry, ev, ret});
+  CHECK(t.incident(0).start == 1000 * us);
+  CHECK(t.incident(0).end == 1100 * us);
+}
+
+TEST_CASE("a sub-threshold bare return closes its entry and prints nothing") {
+  Trace t(100 * us);
+  t.entry(task1, 1000 * us, "try_to_free_pages");
+  t.event(task1, 1001 * us, "mm_vmscan_lru_shrink_inactive");
+  t.bare(task1, 1050 * us, 50 * us);
+  CHECK(t.sink.incidents.empty());
+  const std::string ret = t.bare(task1, 1300 * us, 300 * us);
+  CHECK(t.stats.orphan_returns == 1);
+  CHECK(t.only_incident() == Lines{ret});
+}
+
+TEST_CASE("a return discards deeper entries whose returns never came") {
+  Trace t(100 * us);
+  const std::string outer = t.entry(task1, 1000 * us, "__alloc_pages", 0);
+  t.entry(task1, 1010 * us, "try_to_compact_pages", 1); // trace cut: its return is lost
+  const std::string outer_ret = t.bare(task1, 1500 * us, 500 * us, 0);
+  const std::string late = t.bare(task1, 1600 * us, 200 * us, 1);
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(0).lines == Lines{outer, outer_ret});
+  CHECK(t.stats.orphan_returns == 1);
+  CHECK(t.incident(1).lines == Lines{late});
+  CHECK(t.incident(1).span.empty());
+}
+
+TEST_CASE("a new entry at a depth replaces the one there, and discards deeper ones") {
+  Trace t(100 * us);
+  t.entry(task1, 1000 * us, "__alloc_pages", 0);
+  t.entry(task1, 1010 * us, "try_to_free_pages", 1);
+  const std::string second = t.entry(task1, 2000 * us, "__alloc_pages", 0);
+  t.bare(task1, 2100 * us, 50 * us, 1);
+  CHECK(t.stats.orphan_returns == 1);
+  const std::string ret = t.bare(task1, 2300 * us, 300 * us, 0);
+  CHECK(t.only_incident() == Lines{second, ret});
+  CHECK(t.incident(0).start == 2000 * us);
+}
+
+TEST_CASE("a bare return with no entry at its depth is an orphan that claims nothing") {
+  Trace t(100 * us);
+  t.bare(task1, 1000 * us, 50 * us);
+  CHECK(t.stats.orphan_returns == 1);
+  CHECK(t.sink.incidents.empty());
+  t.event(task1, 1900 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.bare(task1, 2000 * us, 500 * us);
+  CHECK(t.stats.orphan_returns == 2);
+  CHECK(t.only_incident() == Lines{ret});
+  CHECK(t.incident(0).span.empty());
+  CHECK(t.incident(0).start == 1500 * us);
+  CHECK(t.stats.functions_over_threshold.at("") == 1);
+  CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("a named return also closes the entry at its depth") {
+  Trace t(100 * us);
+  t.entry(task1, 1000 * us, "try_to_free_pages");
+  const std::string ev = t.event(task1, 1001 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{ev, ret});
+  t.bare(task1, 1300 * us, 300 * us);
+  CHECK(t.stats.orphan_returns == 1);
+}
+
+TEST_CASE("a leaf's span begins at its timestamp") {
+  Trace t(100 * us);
+  t.leaf(task1, 500 * us, 99 * us, "compact_zone");
+  CHECK(t.sink.incidents.empty());
+  t.event(task1, 999 * us - 1, "mm_compaction_begin");
+  const std::string ev = t.event(task1, 999 * us, "mm_compaction_begin");
+  const std::string leaf = t.leaf(task1, 1000 * us, 200 * us, "compact_zone");
+  CHECK(t.only_incident() == Lines{ev, leaf});
+  CHECK(t.incident(0).start == 1000 * us);
+  CHECK(t.incident(0).end == 1200 * us);
+}
+
+TEST_CASE("a pair over threshold prints its begin, the claimed lines, its end") {
+  Trace t(100 * us, Mode::Events);
+  const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string lru = t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1101 * us, "mm_compaction_isolate_migratepages"); // compaction's, not this pair's
+  t.event(task2, 1102 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string end = t.event(task1, 1300 * us, "mm_vmscan_direct_reclaim_end");
+  REQUIRE(t.sink.incidents.size() == 1);
+  const SeenIncident& incident = t.incident(0);
+  CHECK(incident.lines == Lines{begin, lru, end});
+  CHECK(incident.span == "direct_reclaim");
+  CHECK(incident.start == 1000 * us);
+  CHECK(incident.end == 1300 * us);
+  CHECK(t.stats.pairs_over_threshold.at("direct_reclaim") == 1);
+  CHECK(t.binder.held_lines() == 2);
+}
+
+TEST_CASE("every pair that claims an event can claim it") {
+  Trace t(100 * us, Mode::Events);
+  const std::string begin = t.event(task1, 1000 * us, "mm_vmscan_memcg_reclaim_begin");
+  const std::string lru = t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string end = t.event(task1, 1300 * us, "mm_vmscan_memcg_reclaim_end");
+  CHECK(t.only_incident() == Lines{begin, lru, end});
+  CHECK(t.incident(0).span == "memcg_reclaim");
+}
+
+TEST_CASE("a sub-threshold pair prints nothing and leaves its events held") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  t.event(task1, 1050 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1099 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.sink.incidents.empty());
+  CHECK(t.binder.held_lines() == 1);
+  const std::string begin = t.event(task1, 2000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string end = t.event(task1, 2100 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.only_incident() == Lines{begin, end});
+}
+
+TEST_CASE("a begin replaces an open one; an end without a begin is counted and ignored") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string second = t.event(task1, 2000 * us, "mm_vmscan_direct_reclaim_begin");
+  CHECK(t.stats.replaced_begins == 1);
+  const std::string end = t.event(task1, 2300 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.only_incident() == Lines{second, end});
+  CHECK(t.incident(0).start == 2000 * us);
+  t.event(task1, 9000 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.stats.unmatched_ends == 1);
+  CHECK(t.sink.incidents.size() == 1);
+}
+
+TEST_CASE("a task whose work began before the trace") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1200 * us, "mm_vmscan_direct_reclaim_end"); // its begin is not in the trace
+  CHECK(t.stats.unmatched_ends == 1);
+  CHECK(t.sink.incidents.empty());
+  const std::string begin = t.event(task1, 2000 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string end = t.event(task1, 2500 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.only_incident() == Lines{begin, end}); // not the early lru line
+}
+
+TEST_CASE("a lost shrink_slab_end does not pair an old start with another instance's end") {
+  const std::string a = "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0";
+  const std::string b = "super_cache_scan+0x0/0x210 00000000c60de79d: nid: 0";
+  SUBCASE("the next start replaces the one whose end was lost") {
+    Trace t(100 * us, Mode::Events);
+    t.event(task1, 1000 * us, "mm_shrink_slab_start", a); // end lost
+    t.event(task1, 5000 * us, "mm_shrink_slab_start", b);
+    t.event(task1, 5010 * us, "mm_shrink_slab_end", b);
+    CHECK(t.stats.replaced_begins == 1);
+    CHECK(t.sink.incidents.empty()); // not a 4010 us call
+    std::ostringstream out;
+    t.shrinkers.print(out);
+    CHECK(out.str() == "super_cache_scan : total time = 0.010000 ms, max latency = 0.010000 ms\n");
+  }
+  SUBCASE("an end of another instance is not this start's end") {
+    Trace t(100 * us, Mode::Events);
+    const std::string start = t.event(task1, 1000 * us, "mm_shrink_slab_start", a);
+    t.event(task1, 5000 * us, "mm_shrink_slab_end", b); // its start was lost
+    CHECK(t.stats.unmatched_ends == 1);
+    CHECK(t.sink.incidents.empty());
+    const std::string end = t.event(task1, 5100 * us, "mm_shrink_slab_end", a);
+    CHECK(t.only_incident() == Lines{start, end});
+    CHECK(t.incident(0).span == "shrink_slab");
+    CHECK(t.stats.unmatched_ends == 1);
+  }
+}
+
+TEST_CASE("every complete shrinker pair feeds the statistics, over threshold or not") {
+  Trace t(100 * us, Mode::Events);
+  const std::string a = "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0";
+  const std::string b = "super_cache_scan+0x0/0x210 00000000c60de79d: nid: 0";
+  const std::string c = "scan_shadow_nodes+0x0/0x30 00000000ee93bcbd: nid: 0";
+  t.event(task1, 1000 * us, "mm_shrink_slab_start", a);
+  t.event(task1, 1010 * us, "mm_shrink_slab_end", a);
+  t.event(task1, 1020 * us, "mm_shrink_slab_start", b);
+  t.event(task1, 1320 * us, "mm_shrink_slab_end", b);
+  t.event(task2, 1000 * us, "mm_shrink_slab_start", c);
+  t.event(task2, 1100 * us, "mm_shrink_slab_end", c);
+  CHECK(t.sink.incidents.size() == 2);
+  std::ostringstream out;
+  t.shrinkers.print(out);
+  CHECK(out.str() ==
+        "super_cache_scan : total time = 0.310000 ms, max latency = 0.300000 ms\n"
+        "scan_shadow_nodes : total time = 0.100000 ms, max latency = 0.100000 ms\n"
+        "super_cache_scan[00000000c60de79d] : total time = 0.300000 ms, max latency = 0.300000 "
+        "ms, calls = 1\n"
+        "super_cache_scan[00000000ce7941b5] : total time = 0.010000 ms, max latency = 0.010000 "
+        "ms, calls = 1\n");
+}
+
+TEST_CASE("graph mode uses only the pairs meant for it") {
+  Trace t(100 * us, Mode::Graph);
+  t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  t.event(task1, 1300 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.sink.incidents.empty()); // direct_reclaim pairs only in events mode
+  CHECK(t.binder.held_lines() == 2);
+  const std::string start = t.event(task1, 2000 * us, "mm_shrink_slab_start",
+                                    "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  const std::string end = t.event(task1, 2200 * us, "mm_shrink_slab_end",
+                                  "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  CHECK(t.only_incident() == Lines{start, end});
+  // The pair printed both lines: shrink_slab's own return cannot print them again.
+  const std::string ret = t.ret(task1, 2210 * us, 215 * us, "shrink_slab");
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(1).lines == Lines{ret});
+}
+
+TEST_CASE("a pair's begin already claimed by another span is not printed again") {
+  Profile profile = test_profile();
+  profile.bindings.push_back({{"try_to_free_pages"}, {"mm_shrink_slab_start"}, {}});
+  Trace t(100 * us, Mode::Graph, profile);
+  const std::string start = t.event(task1, 1000 * us, "mm_shrink_slab_start",
+                                    "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  const std::string ret = t.ret(task1, 1100 * us, 150 * us, "try_to_free_pages");
+  const std::string end = t.event(task1, 1300 * us, "mm_shrink_slab_end",
+                                  "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  REQUIRE(t.sink.incidents.size() == 2);
+  CHECK(t.incident(0).lines == Lines{start, ret});
+  CHECK(t.incident(1).lines == Lines{end});
+  CHECK(t.incident(1).start == 1000 * us);
+}
+
+TEST_CASE("events no span can claim are not held") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_compaction_kcompactd_sleep");
+  t.event(task1, 1001 * us, "mm_compaction_try_to_compact_pages"); // bound only in graph mode
+  CHECK(t.binder.held_lines() == 0);
+  CHECK(t.binder.tasks() == 0);
+  t.event(task1, 1002 * us, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("held lines older than the window are dropped and counted") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  Trace t(100 * us, Mode::Graph, profile);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string kept = t.event(task1, 5000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task2, 15000 * us, "mm_compaction_kcompactd_sleep"); // only moves time on
+  const std::string ev = t.event(task1, 15000 * us, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.stats.pending_expired == 1); // 1000 us is 14 ms old; 5000 us exactly 10 ms: kept
+  const std::string ret = t.ret(task1, 15000 * us, 14900 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{kept, ev, ret});
+}
+
+TEST_CASE("the window applies to tasks that hold lines but are quiet") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  Trace t(100 * us, Mode::Graph, profile);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task2, 12000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.ret(task1, 12000 * us, 11500 * us, "try_to_free_pages");
+  CHECK(t.only_incident() == Lines{ret}); // its line was too old to claim
+  CHECK(t.stats.pending_expired == 1);
+  t.binder.finish();
+  CHECK(t.stats.pending_expired == 1); // counted once
+  CHECK(t.binder.held_lines() == 1);
+}
+
+TEST_CASE("an entry older than the window is forgotten") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  Trace t(100 * us, Mode::Graph, profile);
+  t.entry(task1, 1000 * us, "try_to_free_pages");
+  t.event(task2, 20000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string ret = t.bare(task1, 20100 * us, 19100 * us);
+  CHECK(t.stats.orphan_returns == 1);
+  CHECK(t.only_incident() == Lines{ret});
+  CHECK(t.incident(0).span.empty());
+  CHECK(t.stats.pending_expired == 0); // an entry is not a held tracepoint
+}
+
+TEST_CASE("the per-task cap drops the oldest held lines") {
+  Profile profile = test_profile();
+  profile.max_pending_per_task = 3;
+  Trace t(100 * us, Mode::Graph, profile);
+  Lines kept;
+  for (int i = 0; i < 5; ++i) {
+    const std::string line = t.event(task1, (1000 + i) * us, "mm_vmscan_lru_shrink_inactive");
+    if (i >= 2)
+      kept.push_back(line);
+  }
+  t.event(task2, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.stats.pending_dropped == 2);
+  CHECK(t.stats.pending_expired == 0);
+  CHECK(t.binder.held_lines() == 4);
+  kept.push_back(t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages"));
+  CHECK(t.only_incident() == kept);
+}
+
+TEST_CASE("an open pair begin older than the window is dropped") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  SUBCASE("found at its end") {
+    Trace t(100 * us, Mode::Events, profile);
+    t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    t.event(task2, 20000 * us, "mm_compaction_kcompactd_sleep");
+    t.event(task1, 20100 * us, "mm_vmscan_direct_reclaim_end");
+    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.stats.unmatched_ends == 1);
+    CHECK(t.sink.incidents.empty());
+  }
+  SUBCASE("found by the next begin: a drop, not a replacement") {
+    Trace t(100 * us, Mode::Events, profile);
+    t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    t.event(task1, 20000 * us, "mm_vmscan_direct_reclaim_begin");
+    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.stats.replaced_begins == 0);
+  }
+  SUBCASE("found at the end of input") {
+    Trace t(100 * us, Mode::Events, profile);
+    t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    t.event(task2, 15000 * us, "mm_vmscan_direct_reclaim_begin");
+    t.event(task2, 20000 * us, "mm_compaction_kcompactd_sleep");
+    t.binder.finish();
+    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.binder.tasks() == 1);
+  }
+}
+
+TEST_CASE("memory stays flat however long the input") {
+  Profile profile = test_profile();
+  profile.window = 1 * ms;
+  Trace t(100 * us, Mode::Events, profile);
+  std::size_t most_held = 0;
+  std::size_t most_tasks = 0;
+  // A fork storm: every pid reclaims once, holding a line past its end.
+  for (int i = 0; i < 300000; ++i) {
+    const Who who{1000 + i};
+    const Nanos ts = Nanos{i} * 3 * us;
+    t.event(who, ts, "mm_vmscan_direct_reclaim_begin");
+    t.event(who, ts + 1 * us, "mm_vmscan_lru_shrink_inactive");
+    t.event(who, ts + 2 * us, "mm_vmscan_direct_reclaim_end");
+    if (i % 1000 == 999) {
+      most_held = std::max(most_held, t.binder.held_lines());
+      most_tasks = std::max(most_tasks, t.binder.tasks());
+    }
+  }
+  // 900000 lines: what is kept is what one sweep interval and window hold.
+  CHECK(most_tasks < 70000);
+  CHECK(most_held < 70000);
+  t.binder.finish();
+  CHECK(t.binder.held_lines() <= 1 * ms / (3 * us) + 1);
+  CHECK(t.binder.tasks() == t.binder.held_lines());
+  CHECK(t.stats.pending_expired + t.binder.held_lines() == 300000);
+  CHECK(t.stats.pending_dropped == 0); // every line accounted for
+  CHECK(t.sink.incidents.empty());
+}
+
+TEST_CASE("finish prints nothing for spans still open, then finishes the sink") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+  t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  t.binder.finish();
+  CHECK(t.sink.incidents.empty());
+  CHECK(t.sink.finished == 1);
+  CHECK(t.stats.pending_expired == 0);
+  CHECK(t.stats.pending_dropped == 0);
+}

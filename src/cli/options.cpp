@@ -1,0 +1,90 @@
+#include "cli/options.h"
+
+#include "cli/version.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+namespace allocwatch {
+
+namespace {
+
+// CLI11 validator and transform for durations: keeps parse_duration's message.
+std::optional<Nanos> to_duration(const std::string& text, Nanos bare_unit, const char* what) {
+  auto parsed = parse_duration(text, bare_unit);
+  if (!parsed)
+    throw CLI::ValidationError(what, parsed.error().message);
+  if (*parsed <= 0)
+    throw CLI::ValidationError(what, "must be greater than zero");
+  return *parsed;
+}
+
+} // namespace
+
+ParsedOptions parse_options(int argc, const char* const* argv) {
+  ParsedOptions result;
+  Options& o = result.options;
+
+  CLI::App app{"allocwatch: show what the kernel did during allocation stalls longer than a "
+               "threshold\n(direct reclaim, compaction) and which shrinkers took the time.",
+               "allocwatch"};
+  app.get_formatter()->column_width(28);
+  app.set_version_flag("-V,--version", std::string("allocwatch ") + kVersion);
+  app.footer("Trace lines go to stdout, then the per-shrinker totals; counts go to stderr.\n"
+             "Ctrl-C (SIGINT), SIGTERM or SIGHUP end a live run: tracing is put back as it was.\n"
+             "Exit status: 0 done, 1 error, 2 bad usage or profile. See allocwatch(8).");
+
+  std::string threshold, duration, mode;
+  app.add_option("-t,--threshold", threshold,
+                 "Report calls that took at least DUR (134us, 1.5ms, 500ns, 2s; bare number: us). "
+                 "Default: the profile's")
+      ->type_name("DUR");
+  app.add_option("-p,--profile", o.profile,
+                 "Profile NAME (see --list-profiles) or FILE.yaml (default: default)")
+      ->type_name("NAME|FILE");
+  app.add_option("-i,--input", o.input, "Replay a saved trace instead of tracing (- for stdin)")
+      ->type_name("FILE");
+  app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
+      ->type_name("graph|events")
+      ->check(CLI::IsMember({"graph", "events"}));
+  app.add_option("--duration", duration, "Stop after DUR (bare number: seconds)")->type_name("DUR");
+  app.add_option("-c,--command", o.command,
+                 "Run CMD with sh -c while tracing; stop when it exits (its stdout goes to stderr)")
+      ->type_name("CMD");
+  app.add_option("--pid", o.pid, "Trace only PID and the children it forks from now on")
+      ->type_name("PID")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--save", o.save, "Also write every raw trace line read to FILE (replay with -i)")
+      ->type_name("FILE");
+  app.add_option("--tracefs", o.tracefs_dir,
+                 "Use the tracefs at DIR (default: found in /proc/mounts, mounted if missing)")
+      ->type_name("DIR");
+  app.add_flag("--check", o.check,
+               "Validate the profile against this kernel, print the plan, change nothing");
+  app.add_flag("--list-profiles", o.list_profiles, "List the profiles found and what each is for");
+  app.add_flag("--restore", o.restore,
+               "Put tracefs back from the journal of a run that was killed (kill -9)");
+  app.add_flag("--force", o.force, "Start even if another tracer or another allocwatch is active");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print the plan and counts on stderr");
+
+  try {
+    app.parse(argc, argv);
+    if (!threshold.empty())
+      o.threshold = to_duration(threshold, kMicro, "--threshold");
+    if (!duration.empty())
+      o.duration = to_duration(duration, kSecond, "--duration");
+    if (!mode.empty())
+      o.mode = mode == "graph" ? Mode::Graph : Mode::Events;
+    if (o.input && (o.command || o.pid || o.save || o.duration || o.mode || o.check))
+      throw CLI::ValidationError("--input",
+                                 "a replay (-i) cannot take -c, --pid, --save, --duration, "
+                                 "--mode or --check: they are for live tracing");
+    if (o.restore && (o.input || o.check || o.list_profiles))
+      throw CLI::ValidationError("--restore", "--restore runs alone");
+  } catch (const CLI::ParseError& e) {
+    result.exit_now = app.exit(e) == 0 ? 0 : 2;
+  }
+  return result;
+}
+
+} // namespace allocwatch

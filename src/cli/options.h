@@ -1,0 +1,39 @@
+// The command line: one table of options (CLI11), parsed into plain data.
+#pragma once
+
+#include "profile/profile.h"
+#include "util/duration.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace allocwatch {
+
+struct Options {
+  std::optional<Nanos> threshold;         // -t; unset: the profile's
+  std::string profile = "default";        // -p NAME|FILE
+  std::optional<std::string> input;       // -i FILE ("-": stdin): replay, no tracefs
+  std::optional<Mode> mode;               // --mode; unset: graph if the kernel can
+  std::optional<Nanos> duration;          // --duration
+  std::optional<std::string> command;     // -c CMD
+  std::optional<int> pid;                 // --pid
+  std::optional<std::string> save;        // --save FILE
+  std::optional<std::string> tracefs_dir; // --tracefs DIR
+  bool check = false;
+  bool list_profiles = false;
+  bool restore = false;
+  bool force = false;
+  bool quiet = false;
+};
+
+// What parse_options decided: run with these options, or exit now with this
+// status after the text CLI11 printed (--help, --version, a usage error).
+struct ParsedOptions {
+  Options options;
+  std::optional<int> exit_now;
+};
+
+ParsedOptions parse_options(int argc, const char* const* argv);
+
+} // namespace allocwatch

@@ -1,0 +1,61 @@
+// ShrinkerStats: the time each shrinker took, from complete
+// mm_shrink_slab_start/end pairs, printed at the end in the 2016 script's
+// format, per shrinker function and, when one function serves several
+// instances (every superblock shares super_cache_scan), per instance.
+#pragma once
+
+#include "util/duration.h"
+#include "util/string_hash.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace allocwatch {
+
+// Which shrinker a mm_shrink_slab_start/end line is about. The views point
+// into the fields they were parsed from.
+struct ShrinkerId {
+  std::string_view symbol;   // "super_cache_scan"
+  std::string_view instance; // "00000000ce7941b5"
+};
+
+// Reads the kernel's "%pS %p:" prefix of the fields:
+// "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0 ..." gives
+// {"super_cache_scan", "00000000ce7941b5"}. Missing parts are empty.
+ShrinkerId parse_shrinker_id(std::string_view fields);
+
+class ShrinkerStats {
+public:
+  void add(std::string_view symbol, std::string_view instance, Nanos duration);
+  bool empty() const { return instances_.empty(); }
+  // Largest total first (ties by name):
+  //   super_cache_scan : total time = 8.455000 ms, max latency = 0.466000 ms
+  // then, for each function with more than one instance, in the same order,
+  // its instances by total:
+  //   super_cache_scan[00000000ce7941b5] : total time = ..., calls = 12
+  // Nothing when no pair was complete.
+  void print(std::ostream& out) const;
+
+private:
+  struct Totals {
+    Nanos total = 0;
+    Nanos max = 0;
+    std::uint64_t calls = 0;
+    void add(Nanos duration);
+    void add(const Totals& other);
+  };
+  struct Shrinker {
+    std::string symbol;
+    Totals totals;
+  };
+  // Keyed by instance, one lookup per pair: an instance is a shrinker's
+  // address, so it has one symbol, unless the address was reused by another
+  // shrinker, hence the (almost always single-entry) list.
+  std::unordered_map<std::string, std::vector<Shrinker>, StringHash, std::equal_to<>> instances_;
+};
+
+} // namespace allocwatch

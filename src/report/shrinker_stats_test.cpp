@@ -1,0 +1,87 @@
+#include "report/shrinker_stats.h"
+
+#include <doctest/doctest.h>
+#include <sstream>
+
+using namespace allocwatch;
+
+namespace {
+std::string printed(const ShrinkerStats& stats) {
+  std::ostringstream out;
+  stats.print(out);
+  return out.str();
+}
+} // namespace
+
+TEST_CASE("parse_shrinker_id reads the %pS %p prefix of shrink_slab fields") {
+  const ShrinkerId id =
+      parse_shrinker_id("super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0 objects to shrink 0");
+  CHECK(id.symbol == "super_cache_scan");
+  CHECK(id.instance == "00000000ce7941b5");
+  const ShrinkerId bare = parse_shrinker_id("kfree_rcu_shrink_scan 00000000ecb61676:");
+  CHECK(bare.symbol == "kfree_rcu_shrink_scan");
+  CHECK(bare.instance == "00000000ecb61676");
+  const ShrinkerId empty = parse_shrinker_id("");
+  CHECK(empty.symbol.empty());
+  CHECK(empty.instance.empty());
+}
+
+TEST_CASE("nothing is printed without a complete pair") {
+  ShrinkerStats stats;
+  CHECK(stats.empty());
+  CHECK(printed(stats).empty());
+}
+
+TEST_CASE("one line per shrinker function, largest total first, exact milliseconds") {
+  ShrinkerStats stats;
+  stats.add("ext4_es_scan", "0000000080e23003", 1'507'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 466'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 1);
+  stats.add("scan_shadow_nodes", "00000000ee93bcbd", 480'000);
+  stats.add("scan_shadow_nodes", "00000000ee93bcbd", 483'000);
+  CHECK(printed(stats) ==
+        "ext4_es_scan : total time = 1.507000 ms, max latency = 1.507000 ms\n"
+        "scan_shadow_nodes : total time = 0.963000 ms, max latency = 0.483000 ms\n"
+        "super_cache_scan : total time = 0.466001 ms, max latency = 0.466000 ms\n");
+}
+
+TEST_CASE("equal totals are ordered by name") {
+  ShrinkerStats stats;
+  stats.add("zs_shrinker_scan", "1", 1000);
+  stats.add("deferred_split_scan", "2", 1000);
+  CHECK(printed(stats) ==
+        "deferred_split_scan : total time = 0.001000 ms, max latency = 0.001000 ms\n"
+        "zs_shrinker_scan : total time = 0.001000 ms, max latency = 0.001000 ms\n");
+}
+
+TEST_CASE("functions with several instances get one line per instance, after the totals") {
+  ShrinkerStats stats;
+  stats.add("super_cache_scan", "00000000ce7941b5", 400'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 800'000);
+  stats.add("super_cache_scan", "00000000c60de79d", 2'000'000);
+  stats.add("super_cache_scan", "000000003518cc3c", 1'200'000);
+  stats.add("kfree_rcu_shrink_scan", "00000000ecb61676", 250'000);
+  stats.add("count_shadow_nodes", "a", 5'000'000);
+  stats.add("count_shadow_nodes", "b", 3'000'000);
+  CHECK(printed(stats) ==
+        "count_shadow_nodes : total time = 8.000000 ms, max latency = 5.000000 ms\n"
+        "super_cache_scan : total time = 4.400000 ms, max latency = 2.000000 ms\n"
+        "kfree_rcu_shrink_scan : total time = 0.250000 ms, max latency = 0.250000 ms\n"
+        "count_shadow_nodes[a] : total time = 5.000000 ms, max latency = 5.000000 ms, calls = 1\n"
+        "count_shadow_nodes[b] : total time = 3.000000 ms, max latency = 3.000000 ms, calls = 1\n"
+        "super_cache_scan[00000000c60de79d] : total time = 2.000000 ms, max latency = 2.000000 "
+        "ms, calls = 1\n"
+        "super_cache_scan[000000003518cc3c] : total time = 1.200000 ms, max latency = 1.200000 "
+        "ms, calls = 1\n"
+        "super_cache_scan[00000000ce7941b5] : total time = 1.200000 ms, max latency = 0.800000 "
+        "ms, calls = 2\n");
+}
+
+TEST_CASE("an instance address reused by another shrinker stays apart") {
+  ShrinkerStats stats;
+  stats.add("super_cache_scan", "00000000ce7941b5", 2'000);
+  stats.add("ext4_es_scan", "00000000ce7941b5", 1'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 2'000);
+  CHECK(printed(stats) == "super_cache_scan : total time = 0.004000 ms, max latency = 0.002000 ms\n"
+                          "ext4_es_scan : total time = 0.001000 ms, max latency = 0.001000 ms\n");
+}

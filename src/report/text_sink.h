@@ -1,0 +1,24 @@
+// TextSink: the trace's own lines, as the kernel printed them, so that any
+// tool that reads ftrace output reads allocwatch's; then the shrinker totals.
+#pragma once
+
+#include "report/sink.h"
+
+#include <iosfwd>
+
+namespace allocwatch {
+
+class TextSink : public Sink {
+public:
+  // `out` must outlive the sink.
+  explicit TextSink(std::ostream& out) : out_(out) {}
+
+  void incident(const Incident& incident) override;
+  void passthrough(std::string_view line) override;
+  void finish(const ShrinkerStats& shrinkers) override;
+
+private:
+  std::ostream& out_;
+};
+
+} // namespace allocwatch

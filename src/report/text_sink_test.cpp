@@ -1,0 +1,53 @@
+#include "report/shrinker_stats.h"
+#include "report/text_sink.h"
+
+#include <doctest/doctest.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace allocwatch;
+
+TEST_CASE("the text sink prints the trace's own lines") {
+  std::ostringstream out;
+  TextSink sink(out);
+  const std::vector<std::string_view> lines = {
+      "   16.180496 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_start: x */",
+      "   16.188253 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_end: x */"};
+  sink.incident(Incident{"shrink_slab", 44, "kswapd0", 16'180'496'000, 16'188'253'000, lines});
+  sink.passthrough("CPU:0 [LOST 600 EVENTS]");
+  const std::vector<std::string_view> one = {
+      "   13.218727 |   0)   <...>-156    | ! 431.377 us  |  } /* __alloc_pages */"};
+  sink.incident(Incident{"__alloc_pages", 156, "<...>", 0, 0, one});
+  CHECK(out.str() ==
+        "   16.180496 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_start: x */\n"
+        "   16.188253 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_end: x */\n"
+        "CPU:0 [LOST 600 EVENTS]\n"
+        "   13.218727 |   0)   <...>-156    | ! 431.377 us  |  } /* __alloc_pages */\n");
+}
+
+TEST_CASE("the text sink ends with the shrinker totals") {
+  std::ostringstream out;
+  TextSink sink(out);
+  sink.passthrough("CPU:1 [LOST 5 EVENTS]");
+  ShrinkerStats shrinkers;
+  shrinkers.add("super_cache_scan", "00000000ce7941b5", 8'455'000);
+  sink.finish(shrinkers);
+  CHECK(out.str() == "CPU:1 [LOST 5 EVENTS]\n"
+                     "super_cache_scan : total time = 8.455000 ms, max latency = 8.455000 ms\n");
+}
+
+TEST_CASE("the text sink flushes at the end") {
+  struct CountingBuf : std::stringbuf {
+    int syncs = 0;
+    int sync() override {
+      ++syncs;
+      return std::stringbuf::sync();
+    }
+  } counting;
+  std::ostream out(&counting);
+  TextSink sink(out);
+  sink.finish(ShrinkerStats{});
+  CHECK(counting.syncs == 1);
+  CHECK(counting.str().empty());
+}

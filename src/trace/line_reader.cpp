@@ -1,0 +1,94 @@
+#include "trace/line_reader.h"
+
+#include "util/result.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+#include <utility>
+
+namespace allocwatch {
+
+FdSource::FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+
+std::size_t FdSource::read(char* buf, std::size_t n) {
+  for (;;) {
+    ssize_t got = ::read(fd_, buf, n);
+    if (got >= 0)
+      return static_cast<std::size_t>(got);
+    if (errno != EINTR)
+      throw FatalError("cannot read " + name_ + ": " + std::strerror(errno));
+  }
+}
+
+LineReader::LineReader(ByteSource& source, std::size_t chunk)
+    : source_(source), buf_(new char[chunk > 0 ? chunk : 1]), capacity_(chunk > 0 ? chunk : 1) {}
+
+void LineReader::set_tee(int fd, std::string name) {
+  tee_fd_ = fd;
+  tee_name_ = std::move(name);
+}
+
+bool LineReader::next(std::string_view& line) {
+  for (;;) {
+    if (scan_ < end_) {
+      const void* nl = std::memchr(buf_.get() + scan_, '\n', end_ - scan_);
+      if (nl != nullptr) {
+        std::size_t at = static_cast<const char*>(nl) - buf_.get();
+        line = std::string_view(buf_.get() + begin_, at - begin_);
+        begin_ = scan_ = at + 1;
+        return true;
+      }
+      scan_ = end_;
+    }
+    if (!fill()) {
+      if (begin_ == end_)
+        return false;
+      line = std::string_view(buf_.get() + begin_, end_ - begin_);
+      begin_ = scan_ = end_;
+      return true;
+    }
+  }
+}
+
+bool LineReader::fill() {
+  if (eof_)
+    return false;
+  // The line handed out last is no longer needed: keep only the partial one.
+  if (begin_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    scan_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == capacity_) {
+    std::unique_ptr<char[]> bigger(new char[capacity_ * 2]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    capacity_ *= 2;
+  }
+  std::size_t got = source_.read(buf_.get() + end_, capacity_ - end_);
+  if (got == 0) {
+    eof_ = true;
+    return false;
+  }
+  if (tee_fd_ >= 0) {
+    const char* p = buf_.get() + end_;
+    std::size_t left = got;
+    while (left > 0) {
+      ssize_t put = ::write(tee_fd_, p, left);
+      if (put < 0 && errno == EINTR)
+        continue;
+      if (put <= 0)
+        throw FatalError("cannot write " + tee_name_ + ": " +
+                         (put < 0 ? std::strerror(errno) : "no progress"));
+      p += put;
+      left -= static_cast<std::size_t>(put);
+    }
+  }
+  end_ += got;
+  bytes_read_ += got;
+  return true;
+}
+
+} // namespace allocwatch

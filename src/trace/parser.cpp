@@ -1,0 +1,464 @@
+#include "trace/parser.h"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+// The parser walks [p, end) with raw pointers: every helper takes the end and
+// never returns a position past it, so no input can make it read outside the
+// line. Helpers return nullptr when the text does not match.
+namespace allocwatch {
+namespace {
+
+using std::size_t;
+using std::string_view;
+
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Comparisons with a literal whose length is known at compile time, so that
+// they compile to a few instructions rather than a call to memcmp.
+template <size_t N> bool starts(const char* p, const char* end, const char (&literal)[N]) {
+  return static_cast<size_t>(end - p) >= N - 1 && std::memcmp(p, literal, N - 1) == 0;
+}
+template <size_t N> bool starts(string_view s, const char (&literal)[N]) {
+  return starts(s.data(), s.data() + s.size(), literal);
+}
+template <size_t N> bool ends(string_view s, const char (&literal)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data() + s.size() - (N - 1), literal, N - 1) == 0;
+}
+
+// Trace lines are mostly padding: skip spaces eight at a time.
+const char* skip_spaces(const char* p, const char* end) {
+  constexpr std::uint64_t kSpaces = 0x2020202020202020;
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    std::uint64_t differs = word ^ kSpaces;
+    if (differs != 0) {
+      if constexpr (std::endian::native == std::endian::little)
+        return p + std::countr_zero(differs) / 8;
+      else
+        return p + std::countl_zero(differs) / 8;
+    }
+    p += 8;
+  }
+  while (p < end && *p == ' ')
+    ++p;
+  return p;
+}
+
+// 1 to max_digits decimal digits (so no overflow); nullptr on none or more.
+const char* read_number(const char* p, const char* end, size_t max_digits, std::uint64_t& value) {
+  const char* first = p;
+  const char* last = static_cast<size_t>(end - p) > max_digits ? p + max_digits : end;
+  std::uint64_t v = 0;
+  while (p < last && is_digit(*p))
+    v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+  if (p == first || (p < end && is_digit(*p)))
+    return nullptr;
+  value = v;
+  return p;
+}
+
+constexpr std::uint64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                    100000, 1000000, 10000000, 100000000, 1000000000};
+
+// "224.593574" (any 1..9 fraction digits) to ns. Seconds are bounded so the
+// result fits in Nanos.
+const char* read_timestamp(const char* p, const char* end, Nanos& ns) {
+  constexpr std::uint64_t kMaxSeconds = INT64_MAX / kSecond - 1;
+  std::uint64_t seconds = 0;
+  std::uint64_t fraction = 0;
+  p = read_number(p, end, 10, seconds);
+  if (p == nullptr || seconds > kMaxSeconds || p == end || *p != '.')
+    return nullptr;
+  const char* fraction_begin = ++p;
+  p = read_number(p, end, 9, fraction);
+  if (p == nullptr)
+    return nullptr;
+  ns = static_cast<Nanos>(seconds * kSecond + fraction * kPow10[9 - (p - fraction_begin)]);
+  return p;
+}
+
+// "431.377 us", "57988.55 us", "3594274 us" to ns: the kernel keeps 7 digits
+// and drops decimals to do so.
+const char* read_duration(const char* p, const char* end, Nanos& ns) {
+  std::uint64_t micros = 0;
+  std::uint64_t fraction = 0;
+  size_t fraction_digits = 0;
+  p = read_number(p, end, 12, micros);
+  if (p == nullptr)
+    return nullptr;
+  if (p < end && *p == '.') {
+    const char* fraction_begin = ++p;
+    p = read_number(p, end, 3, fraction);
+    if (p == nullptr)
+      return nullptr;
+    fraction_digits = static_cast<size_t>(p - fraction_begin);
+  }
+  if (!starts(p, end, " us"))
+    return nullptr;
+  ns = static_cast<Nanos>(micros * kMicro + fraction * kPow10[3 - fraction_digits]);
+  return p + 3;
+}
+
+bool parse_pid(const char* p, const char* end, std::int32_t& pid) {
+  std::uint64_t value = 0;
+  p = read_number(p, end, 10, value);
+  if (p != end || value > INT32_MAX)
+    return false;
+  pid = static_cast<std::int32_t>(value);
+  return true;
+}
+
+// "<XXX>" is what the kernel prints for a pid it cannot look up because the
+// record is corrupt; such a line carries nothing to trust.
+bool corrupt_comm(string_view comm) {
+  return starts(comm, "<XXX>");
+}
+
+// The proc column "  comm-pid  " in [p, bar) (centred). Takes the digits
+// after the last '-' as pid and the rest, trimmed, as comm.
+bool parse_proc(const char* p, const char* bar, Record& r) {
+  const char* end = bar;
+  while (end > p && end[-1] == ' ')
+    --end;
+  if (end == bar) // the kernel always prints " | " after it
+    return false;
+  const char* digits = end;
+  while (digits > p && is_digit(digits[-1]))
+    --digits;
+  if (digits == p || digits[-1] != '-')
+    return false;
+  const char* dash = digits - 1;
+  const char* begin = skip_spaces(p, dash);
+  if (begin == dash || !parse_pid(digits, end, r.pid))
+    return false;
+  r.comm = string_view(begin, static_cast<size_t>(dash - begin));
+  return true;
+}
+
+// Characters of a kernel symbol as %ps prints it ("shrink_slab",
+// "__alloc_pages_slowpath.constprop.0", "0xffffffffc0a01234").
+constexpr std::array<bool, 256> kSymbolChar = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c)
+    table[static_cast<size_t>(c)] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                                    (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
+  return table;
+}();
+
+size_t symbol_length(string_view text) {
+  size_t end = 0;
+  while (end < text.size() && kSymbolChar[static_cast<unsigned char>(text[end])])
+    ++end;
+  return end;
+}
+
+// "f", "f [module]" (what %ps prints for module symbols), "f = 0x0",
+// "f ret=-22": the symbol before the first space.
+bool parse_symbol(string_view text, string_view& name) {
+  size_t end = symbol_length(text);
+  if (end == 0 || (end < text.size() && text[end] != ' '))
+    return false;
+  name = text.substr(0, end);
+  return true;
+}
+
+// An optional trailing comment " /* ... */" (retval, return address).
+bool is_comment_or_empty(string_view tail) {
+  return tail.empty() || (tail.size() >= 7 && starts(tail, " /* ") && ends(tail, " */"));
+}
+
+// The body of a function_graph line, after its indentation.
+LineKind parse_graph_body(string_view body, Record& r) {
+  if (body == "}")
+    return LineKind::GraphReturn;
+  if (starts(body, "} /* ")) {
+    // "} /* f */", "} /* f = -22 */" (6.5+), "} /* f ret=0x0 */" (6.13+)
+    if (body.size() < 8 || !ends(body, " */") ||
+        !parse_symbol(body.substr(5, body.size() - 8), r.name))
+      return LineKind::Malformed;
+    return LineKind::GraphReturn;
+  }
+  if (starts(body, "/* ")) {
+    if (body.size() < 6 || !ends(body, " */"))
+      return LineKind::Malformed;
+    string_view text = body.substr(3, body.size() - 6);
+    size_t i = 0;
+    while (i < text.size() && text[i] != ':' && text[i] != ' ')
+      ++i;
+    if (i > 0 && i < text.size() && text[i] == ':') {
+      r.name = text.substr(0, i);
+      r.fields = text.substr(i + 1);
+      if (starts(r.fields, " "))
+        r.fields.remove_prefix(1);
+    } else {
+      r.fields = text; // a trace_marker or trace_printk message
+    }
+    return LineKind::Event;
+  }
+  // "f() {", "f(a=1, b=2) {", "f();", "f(); /* ret=0x0 */", "f() { /* <-g+0x5/0x9 */",
+  // "f [module]();"
+  size_t open = symbol_length(body);
+  if (open == 0)
+    return LineKind::Malformed;
+  r.name = body.substr(0, open);
+  if (open < body.size() && body[open] == ' ')
+    open = body.find('(', open);
+  if (open >= body.size() || body[open] != '(')
+    return LineKind::Malformed;
+  for (size_t from = open + 1;;) {
+    size_t close = from < body.size() && body[from] == ')' ? from : body.find(')', from);
+    if (close == string_view::npos)
+      return LineKind::Malformed;
+    string_view after = body.substr(close + 1);
+    if (starts(after, ";"))
+      return is_comment_or_empty(after.substr(1)) ? LineKind::GraphLeaf : LineKind::Malformed;
+    if (starts(after, " {"))
+      return is_comment_or_empty(after.substr(2)) ? LineKind::GraphEntry : LineKind::Malformed;
+    from = close + 1;
+  }
+}
+
+bool is_irq_marker(const char* p, const char* end) {
+  return starts(p, end, "==========>") || starts(p, end, "<==========");
+}
+
+bool is_overhead_mark(char c) {
+  return c == '$' || c == '@' || c == '*' || c == '#' || c == '!' || c == '+';
+}
+
+Record skip(string_view line) {
+  Record r;
+  r.kind = LineKind::Skip;
+  r.line = line;
+  return r;
+}
+
+Record malformed(string_view line) {
+  Record r;
+  r.line = line;
+  return r;
+}
+
+// function_graph: [abstime |] [cpu)] [comm-pid |] [duration |] body
+Record parse_graph(string_view line) {
+  Record r;
+  r.line = line;
+  const char* const end = line.data() + line.size();
+  const char* p = skip_spaces(line.data(), end);
+  // Spaces the last column separator puts before the body at depth 0:
+  // "|  " after abstime and duration, " | " after proc, ") " after cpu.
+  size_t fixed_spaces = 0;
+  bool columns = false;
+
+  Nanos ts = 0;
+  const char* q = read_timestamp(p, end, ts);
+  if (q != nullptr && (q = skip_spaces(q, end)) < end && *q == '|') {
+    r.ts = ts;
+    p = q + 1;
+    fixed_spaces = 2;
+    columns = true;
+  }
+  std::uint64_t cpu = 0;
+  q = read_number(skip_spaces(p, end), end, 5, cpu);
+  if (q != nullptr && q < end && *q == ')') {
+    r.cpu = static_cast<std::int32_t>(cpu);
+    p = q + 1;
+    fixed_spaces = 1;
+    columns = true;
+  }
+  if (!columns)
+    return malformed(line);
+
+  const char* bar = static_cast<const char*>(std::memchr(p, '|', static_cast<size_t>(end - p)));
+  if (bar != nullptr && parse_proc(p, bar, r)) {
+    if (corrupt_comm(r.comm))
+      return malformed(line);
+    p = bar + 1;
+    fixed_spaces = 1;
+  } else if (bar == nullptr && r.ts < 0 &&
+             string_view(p, static_cast<size_t>(end - p)).find(" => ") != string_view::npos) {
+    return skip(line); // context-switch banner " 0)  a-1  =>  b-2 "
+  }
+
+  q = skip_spaces(p, end);
+  if (q < end && (*q == '=' || *q == '<') && is_irq_marker(q, end))
+    return skip(line);
+  if (q < end && *q == '|') {
+    p = q + 1; // blank duration column: an entry or an event
+    fixed_spaces = 2;
+  } else if (q < end) {
+    if (is_overhead_mark(*q) && ++q < end && *q == ' ')
+      ++q;
+    Nanos duration = 0;
+    q = read_duration(q, end, duration);
+    if (q != nullptr && (q = skip_spaces(q, end)) < end && *q == '|') {
+      r.duration = duration;
+      p = q + 1;
+      fixed_spaces = 2;
+    }
+  }
+
+  const char* body = skip_spaces(p, end);
+  size_t indent = static_cast<size_t>(body - p);
+  if (indent < fixed_spaces)
+    return malformed(line);
+  size_t depth = (indent - fixed_spaces) / 2;
+  r.depth = static_cast<std::uint16_t>(depth > UINT16_MAX ? UINT16_MAX : depth);
+  r.kind = parse_graph_body(string_view(body, static_cast<size_t>(end - body)), r);
+  if (r.kind == LineKind::Malformed)
+    return malformed(line);
+  r.format = TraceFormat::Graph;
+  return r;
+}
+
+// "comm-pid [(tgid)] [cpu]" where `open` is the '[': returns the position
+// after ']', or nullptr.
+const char* parse_task_and_cpu(const char* begin, const char* open, const char* end, Record& r) {
+  std::uint64_t cpu = 0;
+  const char* after = read_number(open + 1, end, 5, cpu);
+  if (after == nullptr || after == end || *after != ']')
+    return nullptr;
+  const char* k = open;
+  if (k == begin || k[-1] != ' ')
+    return nullptr;
+  while (k > begin && k[-1] == ' ')
+    --k;
+  if (k > begin && k[-1] == ')') { // "(   2143)" or "(-------)"
+    const char* inside = k - 1;
+    while (inside > begin && (is_digit(inside[-1]) || inside[-1] == ' ' || inside[-1] == '-'))
+      --inside;
+    if (inside == begin || inside[-1] != '(')
+      return nullptr;
+    k = inside - 1;
+    if (k == begin || k[-1] != ' ')
+      return nullptr;
+    while (k > begin && k[-1] == ' ')
+      --k;
+  }
+  const char* pid_end = k;
+  while (k > begin && is_digit(k[-1]))
+    --k;
+  if (k == begin || k == pid_end || k[-1] != '-' || !parse_pid(k, pid_end, r.pid))
+    return nullptr;
+  const char* dash = k - 1;
+  const char* comm = skip_spaces(begin, dash);
+  if (comm == dash)
+    return nullptr;
+  r.comm = string_view(comm, static_cast<size_t>(dash - comm));
+  r.cpu = static_cast<std::int32_t>(cpu);
+  return after + 1;
+}
+
+// nop tracer: comm-pid [(tgid)] [cpu] [flags] secs.frac: event: fields
+Record parse_event_line(string_view line) {
+  Record r;
+  r.line = line;
+  const char* const begin = line.data();
+  const char* const end = begin + line.size();
+  // The comm may contain '[', so try each until one ends a task-and-cpu.
+  const char* p = nullptr;
+  for (const char* from = begin; p == nullptr; from = from + 1) {
+    from = static_cast<const char*>(std::memchr(from, '[', static_cast<size_t>(end - from)));
+    if (from == nullptr)
+      return malformed(line);
+    p = parse_task_and_cpu(begin, from, end, r);
+  }
+  if (corrupt_comm(r.comm))
+    return malformed(line);
+  p = skip_spaces(p, end);
+  Nanos ts = 0;
+  const char* q = read_timestamp(p, end, ts);
+  if (q == nullptr || q == end || *q != ':') {
+    // irq-info flags: "d..1." (4 characters before 5.x kernels)
+    const char* flags = p;
+    while (p < end && *p != ' ')
+      ++p;
+    if (p == flags || p - flags > 8)
+      return malformed(line);
+    q = read_timestamp(skip_spaces(p, end), end, ts);
+    if (q == nullptr || q == end || *q != ':')
+      return malformed(line);
+  }
+  p = q + 1;
+  if (p == end || *p != ' ')
+    return malformed(line);
+  const char* name = ++p;
+  while (p < end && *p != ':' && *p != ' ')
+    ++p;
+  if (p == name || p == end || *p != ':')
+    return malformed(line); // "Unknown type 0", function tracer lines, cut lines
+  r.name = string_view(name, static_cast<size_t>(p - name));
+  ++p;
+  if (p < end && *p == ' ')
+    ++p;
+  r.fields = string_view(p, static_cast<size_t>(end - p));
+  r.ts = ts;
+  r.kind = LineKind::Event;
+  r.format = TraceFormat::Events;
+  return r;
+}
+
+// "CPU:0 [LOST 600 EVENTS]"
+bool parse_lost(const char* p, const char* end, Record& r) {
+  std::uint64_t cpu = 0;
+  std::uint64_t lost = 0;
+  if (!starts(p, end, "CPU:") || (p = read_number(p + 4, end, 5, cpu)) == nullptr ||
+      !starts(p, end, " [LOST ") || (p = read_number(p + 7, end, 19, lost)) == nullptr ||
+      !starts(p, end, " EVENTS]") || skip_spaces(p + 8, end) != end)
+    return false;
+  r.kind = LineKind::Lost;
+  r.cpu = static_cast<std::int32_t>(cpu);
+  r.lost = lost;
+  return true;
+}
+
+} // namespace
+
+Record parse_line(string_view line) noexcept {
+  const char* const end = line.data() + line.size();
+  const char* first = skip_spaces(line.data(), end);
+  if (first == end)
+    return skip(line);
+  switch (*first) {
+  case '#':
+    return skip(line);
+  case '(':
+    if (starts(first, end, "(Overruns: "))
+      return skip(line);
+    break;
+  case '=':
+  case '<':
+    if (is_irq_marker(first, end))
+      return skip(line);
+    break;
+  case '-': {
+    const char* p = first;
+    while (p < end && (*p == '-' || *p == ' '))
+      ++p;
+    if (p == end)
+      return skip(line);
+    break;
+  }
+  case 'C': {
+    Record r;
+    r.line = line;
+    if (parse_lost(first, end, r))
+      return r;
+    break;
+  }
+  }
+  if (is_digit(*first)) {
+    Record r = parse_graph(line);
+    if (r.kind != LineKind::Malformed)
+      return r;
+  }
+  return parse_event_line(line);
+}
+
+} // namespace allocwatch

@@ -1,0 +1,300 @@
+#include "tracefs/plan.h"
+
+#include "tracefs/files.h"
+#include "tracefs/libtracefs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <mntent.h>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <unordered_set>
+
+namespace allocwatch {
+
+namespace {
+
+constexpr const char* kDefaultTracefs = "/sys/kernel/tracing";
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
+    const std::size_t start = i;
+    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
+    if (i > start)
+      words.push_back(text.substr(start, i - start));
+  }
+  return words;
+}
+
+// The first word of each line: available_filter_functions prints
+// "name" or "name [module]".
+std::unordered_set<std::string_view> first_words_of_lines(std::string_view text) {
+  std::unordered_set<std::string_view> names;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos)
+      end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    const std::size_t space = line.find_first_of(" \t");
+    const std::string_view name = line.substr(0, space);
+    if (!name.empty())
+      names.insert(name);
+    pos = end + 1;
+  }
+  return names;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (!out.empty())
+      out += separator;
+    out += part;
+  }
+  return out;
+}
+
+void say(std::ostream* messages, const std::string& text) {
+  if (messages != nullptr)
+    *messages << "allocwatch: " << text << '\n';
+}
+
+// Reading tracefs as a user fails with EACCES; say what would work.
+Error unreadable(const Error& error) {
+  if (geteuid() != 0)
+    return Error{error.message + " (tracing needs root; -i FILE replays a saved trace without it)"};
+  return error;
+}
+
+struct ModeChoice {
+  Mode mode;
+  std::string reason;
+};
+
+} // namespace
+
+const char* mode_name(Mode mode) {
+  return mode == Mode::Graph ? "graph" : "events";
+}
+
+std::vector<std::string> Plan::chosen_functions() const {
+  std::vector<std::string> names;
+  for (const PlannedFunction& f : functions)
+    if (f.chosen)
+      names.push_back(*f.chosen);
+  return names;
+}
+
+std::vector<const PlannedEvent*> Plan::available_events() const {
+  std::vector<const PlannedEvent*> found;
+  for (const PlannedEvent& e : events)
+    if (e.available)
+      found.push_back(&e);
+  return found;
+}
+
+namespace {
+
+// Where tracefs is mounted, from /proc/mounts (as libtracefs finds it; its
+// tracefs_tracing_dir_is_mounted() leaks the path it returns).
+std::optional<std::string> mounted_tracefs() {
+  FILE* mounts = ::setmntent("/proc/mounts", "r");
+  if (mounts == nullptr)
+    return std::nullopt;
+  std::optional<std::string> dir;
+  while (const mntent* m = ::getmntent(mounts)) {
+    if (std::string_view(m->mnt_type) == "tracefs") {
+      dir = m->mnt_dir;
+      break;
+    }
+  }
+  ::endmntent(mounts);
+  return dir;
+}
+
+} // namespace
+
+Result<std::string> find_tracefs(std::ostream* messages) {
+  std::string dir;
+  if (std::optional<std::string> mounted = mounted_tracefs()) {
+    dir = *mounted;
+  } else {
+    if (geteuid() != 0)
+      return Error{std::string("tracefs is not mounted, and mounting it needs root (mount -t "
+                               "tracefs nodev ") +
+                   kDefaultTracefs + ")"};
+    if (::mount("nodev", kDefaultTracefs, "tracefs", 0, nullptr) != 0)
+      return Error{std::string("tracefs is not mounted and cannot be mounted at ") +
+                   kDefaultTracefs + ": " + std::strerror(errno) +
+                   " (is the kernel built with CONFIG_FTRACE?)"};
+    say(messages, std::string("mounted tracefs at ") + kDefaultTracefs);
+    dir = kDefaultTracefs;
+  }
+  if (Status pointed = use_tracing_dir(dir); !pointed)
+    return pointed.error();
+  return dir;
+}
+
+Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mode> forced,
+                       const PlanOptions& options) {
+  if (threshold < 0)
+    return Error{"the threshold cannot be negative"};
+  Plan plan;
+  if (options.tracing_dir.empty()) {
+    Result<std::string> dir = find_tracefs(options.messages);
+    if (!dir)
+      return dir.error();
+    plan.tracing_dir = *dir;
+  } else {
+    plan.tracing_dir = options.tracing_dir;
+    if (Status pointed = use_tracing_dir(plan.tracing_dir); !pointed)
+      return pointed.error();
+  }
+  plan.mode_forced = forced.has_value();
+  plan.threshold = threshold;
+  plan.tracing_thresh_us = static_cast<std::uint64_t>((threshold + kMicro - 1) / kMicro);
+  plan.buffer_size_kb = profile.buffer_size_kb;
+  plan.pid = options.pid;
+  plan.instance_name = "allocwatch-" + std::to_string(getpid());
+
+  auto warn = [&](std::string text) {
+    say(options.messages, "warning: " + text);
+    plan.warnings.push_back(std::move(text));
+  };
+
+  Result<InstancePtr> top = open_top_level(plan.tracing_dir);
+  if (!top)
+    return top.error();
+  Result<std::string> tracers_text = read_tracefs_file(top->get(), "available_tracers");
+  if (!tracers_text)
+    return unreadable(tracers_text.error());
+  Result<std::string> events_text = read_tracefs_file(top->get(), "available_events");
+  if (!events_text)
+    return unreadable(events_text.error());
+
+  std::vector<std::string> tracers;
+  for (std::string_view word : split_words(*tracers_text))
+    tracers.emplace_back(word);
+
+  // Graph mode only when the kernel can run it for this profile: the tracer,
+  // a readable function list, and at least one of the profile's functions.
+  std::optional<std::string> graph_refusal;
+  std::string filter_functions;
+  if (forced == Mode::Events) {
+    graph_refusal = "--mode events";
+  } else if (std::find(tracers.begin(), tracers.end(), "function_graph") == tracers.end()) {
+    graph_refusal =
+        "this kernel has no function_graph tracer (available: " + join(tracers, " ") + ")";
+  } else if (profile.functions.empty()) {
+    graph_refusal = "profile '" + profile.name + "' lists no functions to trace";
+  } else if (Result<std::string> text = read_tracefs_file(top->get(), "available_filter_functions");
+             !text) {
+    graph_refusal = "function_graph cannot filter functions here: " + text.error().message;
+  } else {
+    filter_functions = std::move(*text);
+    const auto traceable = first_words_of_lines(filter_functions);
+    for (const FunctionSpec& spec : profile.functions) {
+      PlannedFunction planned{spec.alternatives, std::nullopt, spec.pos};
+      for (const std::string& name : spec.alternatives) {
+        if (traceable.count(name) != 0) {
+          planned.chosen = name;
+          break;
+        }
+      }
+      plan.functions.push_back(std::move(planned));
+    }
+    const std::size_t chosen = plan.chosen_functions().size();
+    if (chosen == 0)
+      graph_refusal =
+          "none of profile '" + profile.name + "''s functions is in available_filter_functions";
+    else
+      plan.mode_reason = "function_graph is available and " + std::to_string(chosen) + " of " +
+                         std::to_string(plan.functions.size()) + " profile functions can be traced";
+  }
+
+  if (graph_refusal) {
+    if (forced == Mode::Graph)
+      return Error{"--mode graph is impossible: " + *graph_refusal};
+    plan.mode = Mode::Events;
+    plan.mode_reason = *graph_refusal;
+    plan.functions.clear();
+  } else {
+    plan.mode = Mode::Graph;
+    if (forced == Mode::Graph)
+      plan.mode_reason = "--mode graph; " + plan.mode_reason;
+  }
+  say(options.messages, std::string(mode_name(plan.mode)) + " mode: " + plan.mode_reason);
+
+  for (const PlannedFunction& f : plan.functions)
+    if (!f.chosen)
+      warn("function " + join(f.alternatives, " | ") +
+           " is not in available_filter_functions: not traced");
+
+  std::unordered_set<std::string_view> known_events;
+  for (std::string_view word : split_words(*events_text))
+    known_events.insert(word);
+  for (const EventSpec& spec : profile.events) {
+    PlannedEvent planned{spec.system, spec.name, false, spec.pos};
+    planned.available = known_events.count(spec.system + ":" + spec.name) != 0;
+    if (!planned.available)
+      warn("event " + spec.system + "/" + spec.name + " does not exist on this kernel: skipped");
+    plan.events.push_back(std::move(planned));
+  }
+  if (plan.available_events().empty() && (!profile.events.empty() || plan.mode == Mode::Events))
+    return Error{profile.events.empty()
+                     ? "profile '" + profile.name + "' lists no events, and events mode needs some"
+                     : "none of profile '" + profile.name + "''s events exists on this kernel"};
+
+  if (threshold % kMicro != 0)
+    warn("threshold " + format_duration(threshold) +
+         " is not a whole number of microseconds; the kernel's tracing_thresh is set to " +
+         std::to_string(plan.tracing_thresh_us) + "us in graph mode");
+  return plan;
+}
+
+void print_plan(const Plan& plan, std::ostream& out) {
+  out << "tracefs:   " << plan.tracing_dir << '\n';
+  out << "mode:      " << mode_name(plan.mode) << " (" << plan.mode_reason << ")\n";
+  out << "threshold: " << format_duration(plan.threshold);
+  if (plan.mode == Mode::Graph)
+    out << " (tracing_thresh " << plan.tracing_thresh_us << " us)";
+  out << '\n';
+  out << "buffer:    " << plan.buffer_size_kb << " KB per cpu\n";
+  if (plan.mode == Mode::Events)
+    out << "instance:  " << plan.instance_name << " (private; the top level is not touched)\n";
+  else
+    out << "instance:  top level (tracing_thresh exists only there)\n";
+  if (plan.pid)
+    out << "pid:       " << *plan.pid << " and its children\n";
+  out << "functions:";
+  if (plan.mode == Mode::Events) {
+    out << " not traced in events mode\n";
+  } else {
+    out << '\n';
+    for (const PlannedFunction& f : plan.functions) {
+      if (f.chosen)
+        out << "  " << *f.chosen;
+      else
+        out << "  MISSING";
+      out << "  (" << join(f.alternatives, " | ") << ")\n";
+    }
+  }
+  out << "events:\n";
+  for (const PlannedEvent& e : plan.events)
+    out << "  " << (e.available ? "ok       " : "MISSING  ") << e.system << '/' << e.name << '\n';
+  for (const std::string& w : plan.warnings)
+    out << "warning: " << w << '\n';
+}
+
+} // namespace allocwatch

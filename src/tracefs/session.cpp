@@ -1,0 +1,688 @@
+#include "tracefs/session.h"
+
+#include "tracefs/files.h"
+#include "tracefs/libtracefs.h"
+#include "tracefs/pipe_source.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace allocwatch {
+
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string_view trimmed(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t'; };
+  while (!text.empty() && space(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && space(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
+// The function lines of set_ftrace_filter, without its "#### all functions
+// enabled ####" comment and without probes ("f:traceoff"), which truncating
+// the file does not remove and writing them again would duplicate.
+std::string filter_functions_of(std::string_view content) {
+  std::string functions;
+  std::size_t pos = 0;
+  while (pos < content.size()) {
+    std::size_t end = content.find('\n', pos);
+    if (end == std::string_view::npos)
+      end = content.size();
+    const std::string_view line = trimmed(content.substr(pos, end - pos));
+    if (!line.empty() && line.front() != '#' && line.find(':') == std::string_view::npos) {
+      functions += line;
+      functions += '\n';
+    }
+    pos = end + 1;
+  }
+  return functions;
+}
+
+// What to write into `path` (top level) so that it reads `snapshot` again.
+// Most files read back what was written; these do not.
+std::string restorable(const std::string& path, const std::string& snapshot) {
+  if (path == "buffer_size_kb") {
+    // "7 (expanded: 1408)": a buffer no tracer has used yet. Writing any
+    // size expands it for good; its expanded size is the closest state.
+    const std::string_view marker = "(expanded: ";
+    const std::size_t at = snapshot.find(marker);
+    if (at != std::string::npos) {
+      const std::size_t start = at + marker.size();
+      return snapshot.substr(start, snapshot.find(')', start) - start) + "\n";
+    }
+    return snapshot;
+  }
+  if (path == "set_ftrace_filter" || path == "set_ftrace_notrace")
+    return filter_functions_of(snapshot);
+  if ((path == "set_ftrace_pid" || path == "set_event_pid") && trimmed(snapshot) == "no pid")
+    return "";
+  if (ends_with(path, "/filter") && trimmed(snapshot) == "none")
+    return "0";
+  if (ends_with(path, "/enable")) { // "1*": enabled in soft mode by a trigger
+    std::string plain = snapshot;
+    plain.erase(std::remove(plain.begin(), plain.end(), '*'), plain.end());
+    return plain;
+  }
+  return snapshot;
+}
+
+bool reads_as(const std::string& path, const std::string& current, const std::string& snapshot) {
+  return current == snapshot || restorable(path, current) == restorable(path, snapshot);
+}
+
+void say_to(std::ostream* messages, const std::string& text) {
+  if (messages != nullptr)
+    *messages << "allocwatch: " << text << '\n';
+}
+
+// Writes back, last changed first, every entry whose file differs from its
+// snapshot. Goes on past errors, and returns them all.
+Status restore_entries(tracefs_instance* top, const std::vector<JournalEntry>& entries) {
+  std::string errors;
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
+    Result<std::string> current = read_tracefs_file(top, e->path);
+    if (current && reads_as(e->path, *current, e->snapshot))
+      continue;
+    if (Status written = write_tracefs_file(top, e->path, restorable(e->path, e->snapshot));
+        !written)
+      errors += (errors.empty() ? "" : "; ") + written.error().message;
+  }
+  if (!errors.empty())
+    return Error{errors};
+  return Ok{};
+}
+
+Status remove_instance(const std::string& tracing_dir, const std::string& name) {
+  tracefs_instance* instance = tracefs_instance_alloc(tracing_dir.c_str(), name.c_str());
+  if (instance == nullptr) // gone already
+    return Ok{};
+  const int removed = tracefs_instance_destroy(instance);
+  const int err = errno;
+  tracefs_instance_free(instance);
+  if (removed != 0 && err != ENOENT)
+    return Error{"cannot remove the instance " + name + ": " + std::strerror(err)};
+  return Ok{};
+}
+
+Status remove_journal(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return Error{"cannot remove the journal " + path + ": " + std::strerror(errno)};
+  return Ok{};
+}
+
+Status combine(Status first, const Status& second) {
+  if (first && second)
+    return Ok{};
+  if (first)
+    return second;
+  if (second)
+    return first;
+  return Error{first.error().message + "; " + second.error().message};
+}
+
+} // namespace
+
+// One file to set. Top-level ones are snapshotted before anything changes
+// and restored; instance ones go with the instance.
+struct Session::Setting {
+  std::string path;          // relative to the buffer's directory
+  std::string want;          // how the file reads once set; "" with `always`
+  bool always = false;       // write even when it reads as `want` already
+  bool restored = true;      // false: data, not state ("trace" cleared)
+  bool graph_filter = false; // graph mode: a refusal here means "use events mode"
+  std::function<Status()> write;
+};
+
+Session::Session(Plan plan, SessionOptions options)
+    : plan_(std::move(plan)), options_(std::move(options)), mode_(plan_.mode) {}
+
+Session::~Session() {
+  if (Status restored = restore(); !restored)
+    say("restore failed: " + restored.error().message +
+        " (allocwatch --restore retries from the journal)");
+}
+
+void Session::say(const std::string& text) const {
+  say_to(options_.messages, text);
+}
+
+std::string Session::traced_instance() const {
+  return mode_ == Mode::Events ? plan_.instance_name : std::string();
+}
+
+Status Session::check_other_runs() {
+  const std::string& dir = options_.journal_dir;
+  if (Status ready = ensure_journal_dir(dir); !ready)
+    return ready;
+  lock_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd_ < 0)
+    return Error{"cannot open the journal directory " + dir + ": " + std::strerror(errno)};
+  bool locked = ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0;
+  if (!locked) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+
+  std::string running = locked ? "" : "another allocwatch holds the lock on " + dir;
+  std::string killed;
+  Result<std::vector<std::string>> journals = list_journals(dir);
+  if (!journals)
+    return journals.error();
+  for (const std::string& path : *journals) {
+    Result<Journal> journal = read_journal(path);
+    if (!journal)
+      return Error{journal.error().message + "; check tracefs, then remove it"};
+    if (journal->pid == getpid()) {
+      if (!locked) // another session of this process holds the lock
+        continue;
+      return Error{"a journal of an earlier run with this pid is in " + path +
+                   ": run allocwatch --restore first"};
+    }
+    if (journal_owner_alive(*journal))
+      running = "another allocwatch is running (pid " + std::to_string(journal->pid) + ")";
+    else
+      killed += (killed.empty() ? "" : ", ") + std::to_string(journal->pid);
+  }
+  if (!running.empty()) {
+    if (!options_.force)
+      return Error{running + "; two sessions would undo each other's tracefs settings "
+                             "(--force runs anyway)"};
+    say("warning: " + running + "; going on because of --force");
+  }
+  if (!killed.empty()) {
+    const std::string what = "allocwatch run(s) " + killed +
+                             " ended without restoring tracefs; their journals are in " + dir;
+    if (!options_.force)
+      return Error{what + ": run allocwatch --restore first"};
+    say("warning: " + what + "; going on because of --force");
+  }
+  return Ok{};
+}
+
+Status Session::start() {
+  if (active_ || lock_fd_ >= 0)
+    return Error{"the session is started already"};
+  // New instances are made where libtracefs' tracing directory is.
+  if (Status dir = use_tracing_dir(plan_.tracing_dir); !dir)
+    return dir;
+  Result<InstancePtr> top = open_top_level(plan_.tracing_dir);
+  if (!top)
+    return top.error();
+  top_ = std::move(*top);
+  const std::optional<std::uint64_t> start_time = process_start_time(getpid());
+  if (!start_time)
+    return Error{"cannot read this process's start time from /proc"};
+  start_time_ = *start_time;
+  if (Status free = check_other_runs(); !free) {
+    release_lock();
+    return free;
+  }
+  if (mode_ == Mode::Graph) {
+    Error error;
+    const Outcome outcome = start_graph(error);
+    if (outcome == Outcome::Done) {
+      active_ = true;
+      return Ok{};
+    }
+    if (Status undone = undo(); !undone)
+      return combine(error, undone);
+    if (outcome == Outcome::GraphRefused && plan_.mode_forced)
+      error.message = "--mode graph is impossible: " + error.message;
+    if (outcome == Outcome::Failed || plan_.mode_forced) {
+      release_lock();
+      return error;
+    }
+    mode_ = Mode::Events;
+    plan_.mode_reason = "the kernel refused function filtering (" + error.message + ")";
+    say("events mode: " + plan_.mode_reason);
+  }
+  if (Status started = start_events(); !started) {
+    Status undone = undo();
+    if (undone)
+      release_lock();
+    return combine(started, undone);
+  }
+  active_ = true;
+  return Ok{};
+}
+
+void Session::release_lock() {
+  if (lock_fd_ >= 0)
+    ::close(lock_fd_); // releases the flock
+  lock_fd_ = -1;
+}
+
+Session::Outcome Session::start_graph(Error& error) {
+  // Another tracer at the top level: ours would take it over.
+  std::string busy;
+  for (const std::string path : {"current_tracer", "tracing_thresh", "set_ftrace_filter"}) {
+    Result<std::string> content = read_tracefs_file(top_.get(), path);
+    if (!content) {
+      error = content.error();
+      return path == "set_ftrace_filter" ? Outcome::GraphRefused : Outcome::Failed;
+    }
+    const std::string_view value = trimmed(*content);
+    const bool idle = path == "current_tracer"   ? value == "nop"
+                      : path == "tracing_thresh" ? value == "0"
+                                                 : restorable(path, *content).empty();
+    if (!idle)
+      busy += (busy.empty() ? "" : ", ") + path + " is '" + std::string(value) + "'";
+  }
+  if (!busy.empty()) {
+    if (!options_.force) {
+      error = Error{"another tracer is active at the top level (" + busy +
+                    "); stop it first, or --force to take it over"};
+      return Outcome::Failed;
+    }
+    say("warning: taking over the top level from another tracer (" + busy + ")");
+  }
+
+  std::vector<Setting> settings = graph_settings();
+  bool refused = false;
+  if (Status applied = apply(settings, top_.get(), refused); !applied) {
+    error = applied.error();
+    if (refused)
+      return Outcome::GraphRefused;
+    error.message = "setting up graph mode failed: " + error.message;
+    return Outcome::Failed;
+  }
+  return Outcome::Done;
+}
+
+Status Session::start_events() {
+  if (tracefs_dir_exists(top_.get(), ("instances/" + plan_.instance_name).c_str()))
+    return Error{"the instance " + plan_.instance_name +
+                 " exists already, left by a killed run: run allocwatch --restore first"};
+  planned_.clear();
+  if (Status journal = write_journal_now(); !journal)
+    return journal;
+  instance_ = tracefs_instance_create(plan_.instance_name.c_str());
+  if (instance_ == nullptr)
+    return Error{"cannot create the instance " + plan_.instance_name + ": " + std::strerror(errno)};
+  std::vector<Setting> settings = instance_settings();
+  bool refused = false;
+  if (Status applied = apply(settings, instance_, refused); !applied)
+    return Error{"setting up events mode failed: " + applied.error().message};
+  return Ok{};
+}
+
+namespace {
+
+// An option of `where`, by name: libtracefs' call when it knows the option,
+// the options/ file otherwise (newer options, e.g. funcgraph-retval).
+Status write_option(tracefs_instance* where, const std::string& name, bool on) {
+  const enum tracefs_option_id id = tracefs_option_id(name.c_str());
+  if (id == TRACEFS_OPTION_INVALID)
+    return write_tracefs_file(where, "options/" + name, on ? "1" : "0");
+  if ((on ? tracefs_option_enable(where, id) : tracefs_option_disable(where, id)) != 0)
+    return tracefs_error("write", where, "options/" + name, errno);
+  return Ok{};
+}
+
+struct OptionWanted {
+  const char* name;
+  bool on;
+  bool required; // the parser cannot read the trace without it
+};
+
+// Options that change the line format: set to what the parser reads, in the
+// graph tracer's case also what it needs (abstime, proc, tail for names on
+// returns), and irq entries off since reclaim and compaction never run there.
+constexpr OptionWanted kFormatOptions[] = {
+    {"context-info", true, false}, {"irq-info", true, false},
+    {"record-tgid", false, false}, {"latency-format", false, false},
+    {"raw", false, false},         {"hex", false, false},
+    {"bin", false, false},
+};
+constexpr OptionWanted kGraphOptions[] = {
+    {"funcgraph-proc", true, true},     {"funcgraph-abstime", true, true},
+    {"funcgraph-duration", true, true}, {"funcgraph-tail", true, true},
+    {"funcgraph-cpu", true, false},     {"funcgraph-overhead", true, false},
+    {"funcgraph-irqs", false, false},   {"funcgraph-overrun", false, false},
+    {"funcgraph-retval", false, false}, {"funcgraph-retaddr", false, false},
+    {"funcgraph-args", false, false},   {"sleep-time", true, false},
+};
+
+} // namespace
+
+std::vector<Session::Setting> Session::graph_settings() const {
+  tracefs_instance* top = top_.get();
+  std::vector<Setting> s;
+  const std::vector<std::string> functions = plan_.chosen_functions();
+  s.push_back(
+      {"set_ftrace_filter", "", true, true, true, [top, functions]() -> Status {
+         for (std::size_t i = 0; i < functions.size(); ++i) {
+           const unsigned flags = TRACEFS_FL_CONTINUE | (i == 0 ? unsigned{TRACEFS_FL_RESET} : 0u);
+           if (tracefs_function_filter(top, functions[i].c_str(), nullptr, flags) != 0) {
+             const int err = errno;
+             (void)tracefs_function_filter(top, nullptr, nullptr, 0);
+             return Error{"cannot put " + functions[i] + " in " +
+                          tracefs_path(top, "set_ftrace_filter") + ": " + std::strerror(err)};
+           }
+         }
+         // Closing the file is what makes the kernel apply the filter.
+         if (tracefs_function_filter(top, nullptr, nullptr, 0) != 0)
+           return tracefs_error("write", top, "set_ftrace_filter", errno);
+         return Ok{};
+       }});
+  s.push_back({"tracing_on", "0", false, true, false, [top]() -> Status {
+                 if (tracefs_trace_off(top) != 0)
+                   return tracefs_error("write", top, "tracing_on", errno);
+                 return Ok{};
+               }});
+  if (plan_.pid) {
+    const std::string pid = std::to_string(*plan_.pid);
+    s.push_back({"set_ftrace_pid", "", true, true, true,
+                 [top, pid] { return write_tracefs_file(top, "set_ftrace_pid", pid); }});
+    s.push_back({"set_event_pid", "", true, true, false,
+                 [top, pid] { return write_tracefs_file(top, "set_event_pid", pid); }});
+  }
+  const std::string thresh = std::to_string(plan_.tracing_thresh_us);
+  s.push_back({"tracing_thresh", thresh, false, true, false,
+               [top, thresh] { return write_tracefs_file(top, "tracing_thresh", thresh); }});
+  s.push_back({"current_tracer", "function_graph", false, true, false, [top]() -> Status {
+                 if (tracefs_tracer_set(top, TRACEFS_TRACER_FUNCTION_GRAPH) < 0)
+                   return tracefs_error("write function_graph to", top, "current_tracer", errno);
+                 return Ok{};
+               }});
+  std::vector<OptionWanted> options(std::begin(kFormatOptions), std::end(kFormatOptions));
+  options.insert(options.end(), std::begin(kGraphOptions), std::end(kGraphOptions));
+  if (plan_.pid) {
+    options.push_back({"event-fork", true, true});
+    options.push_back({"function-fork", true, true});
+  }
+  for (const OptionWanted& o : options) {
+    const std::string path = std::string("options/") + o.name;
+    if (!o.required && !tracefs_file_exists(top, path.c_str()))
+      continue;
+    s.push_back(
+        {path, o.on ? "1" : "0", false, true, false,
+         [top, name = std::string(o.name), on = o.on] { return write_option(top, name, on); }});
+  }
+  // "X": the cpus' buffers differ in size, which one write cannot put back.
+  const std::string kb = std::to_string(plan_.buffer_size_kb);
+  if (Result<std::string> sizes = read_tracefs_file(top, "buffer_size_kb");
+      sizes && trimmed(*sizes) == "X")
+    say("warning: the cpus' trace buffers differ in size; buffer_size_kb is left as it is");
+  else
+    s.push_back({"buffer_size_kb", kb, false, true, false,
+                 [top, kb] { return write_tracefs_file(top, "buffer_size_kb", kb); }});
+  for (const PlannedEvent* e : plan_.available_events()) {
+    const std::string dir = "events/" + e->system + "/" + e->name;
+    s.push_back({dir + "/filter", "none", false, true, false,
+                 [top, dir] { return write_tracefs_file(top, dir + "/filter", "0"); }});
+    s.push_back({dir + "/enable", "1", false, true, false,
+                 [top, system = e->system, name = e->name, dir]() -> Status {
+                   if (tracefs_event_enable(top, system.c_str(), name.c_str()) != 0)
+                     return tracefs_error("write", top, dir + "/enable", errno);
+                   return Ok{};
+                 }});
+  }
+  s.push_back({"trace", "", true, false, false, [top]() -> Status {
+                 if (tracefs_instance_file_clear(top, "trace") != 0)
+                   return tracefs_error("clear", top, "trace", errno);
+                 return Ok{};
+               }});
+  s.push_back({"tracing_on", "1", true, true, false, [top]() -> Status {
+                 if (tracefs_trace_on(top) != 0)
+                   return tracefs_error("write", top, "tracing_on", errno);
+                 return Ok{};
+               }});
+  return s;
+}
+
+std::vector<Session::Setting> Session::instance_settings() const {
+  tracefs_instance* where = instance_;
+  std::vector<Setting> s;
+  // A new instance starts with tracing on: off before anything is enabled.
+  s.push_back({"tracing_on", "0", true, false, false, [where]() -> Status {
+                 if (tracefs_trace_off(where) != 0)
+                   return tracefs_error("write", where, "tracing_on", errno);
+                 return Ok{};
+               }});
+  std::vector<OptionWanted> options(std::begin(kFormatOptions), std::end(kFormatOptions));
+  if (plan_.pid)
+    options.push_back({"event-fork", true, true});
+  for (const OptionWanted& o : options) {
+    const std::string path = std::string("options/") + o.name;
+    if (!o.required && !tracefs_file_exists(where, path.c_str()))
+      continue;
+    s.push_back(
+        {path, o.on ? "1" : "0", false, false, false,
+         [where, name = std::string(o.name), on = o.on] { return write_option(where, name, on); }});
+  }
+  if (plan_.pid) {
+    const std::string pid = std::to_string(*plan_.pid);
+    s.push_back({"set_event_pid", "", true, false, false,
+                 [where, pid] { return write_tracefs_file(where, "set_event_pid", pid); }});
+  }
+  const std::string kb = std::to_string(plan_.buffer_size_kb);
+  s.push_back({"buffer_size_kb", kb, false, false, false,
+               [where, kb] { return write_tracefs_file(where, "buffer_size_kb", kb); }});
+  for (const PlannedEvent* e : plan_.available_events()) {
+    const std::string enable = "events/" + e->system + "/" + e->name + "/enable";
+    s.push_back({enable, "1", false, false, false,
+                 [where, system = e->system, name = e->name, enable]() -> Status {
+                   if (tracefs_event_enable(where, system.c_str(), name.c_str()) != 0)
+                     return tracefs_error("write", where, enable, errno);
+                   return Ok{};
+                 }});
+  }
+  s.push_back({"trace", "", true, false, false, [where]() -> Status {
+                 if (tracefs_instance_file_clear(where, "trace") != 0)
+                   return tracefs_error("clear", where, "trace", errno);
+                 return Ok{};
+               }});
+  s.push_back({"tracing_on", "1", true, false, false, [where]() -> Status {
+                 if (tracefs_trace_on(where) != 0)
+                   return tracefs_error("write", where, "tracing_on", errno);
+                 return Ok{};
+               }});
+  return s;
+}
+
+Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
+                      bool& graph_refused) {
+  // First read everything that will change, and journal the top-level
+  // snapshot, before the first write.
+  planned_.clear();
+  std::vector<Setting*> writes;
+  for (Setting& s : settings) {
+    if (!s.always || s.restored) {
+      Result<std::string> current = read_tracefs_file(where, s.path);
+      if (!current) {
+        graph_refused = s.graph_filter;
+        return current.error();
+      }
+      if (!s.always && trimmed(*current) == s.want)
+        continue;
+      const bool known = std::any_of(planned_.begin(), planned_.end(),
+                                     [&](const JournalEntry& e) { return e.path == s.path; });
+      if (where == top_.get() && s.restored && !known)
+        planned_.push_back({s.path, std::move(*current)});
+    }
+    writes.push_back(&s);
+  }
+  if (where == top_.get())
+    if (Status journal = write_journal_now(); !journal)
+      return journal;
+
+  for (Setting* s : writes) {
+    if (where == top_.get() && s->restored) {
+      const bool known = std::any_of(undo_.begin(), undo_.end(),
+                                     [&](const JournalEntry& e) { return e.path == s->path; });
+      if (!known) // before the write: a write that fails half-done is undone too
+        undo_.push_back(*std::find_if(planned_.begin(), planned_.end(),
+                                      [&](const JournalEntry& e) { return e.path == s->path; }));
+    }
+    if (Status written = s->write(); !written) {
+      graph_refused = s->graph_filter;
+      return written;
+    }
+  }
+  return Ok{};
+}
+
+Status Session::write_journal_now() {
+  journal_written_ = true; // a failed write may leave a part of it
+  Journal journal;
+  journal.pid = getpid();
+  journal.start_time = start_time_;
+  journal.tracing_dir = plan_.tracing_dir;
+  journal.instance = mode_ == Mode::Events ? plan_.instance_name : "";
+  journal.entries = planned_;
+  return write_journal(options_.journal_dir, journal);
+}
+
+Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
+  if (!active_)
+    return Error{"the session is not started"};
+  Result<std::unique_ptr<PipeSource>> pipe = PipeSource::open(traced(), std::move(should_stop));
+  if (!pipe)
+    return pipe.error();
+  pipe_ = std::move(*pipe);
+  return static_cast<ByteSource*>(pipe_.get());
+}
+
+Status Session::stop_tracing() {
+  if (!active_)
+    return Ok{};
+  if (tracefs_trace_off(traced()) != 0)
+    return tracefs_error("write", traced(), "tracing_on", errno);
+  return Ok{};
+}
+
+tracefs_instance* Session::traced() const {
+  return instance_ != nullptr ? instance_ : top_.get();
+}
+
+Status Session::restore() {
+  Status undone = undo();
+  if (undone) {
+    active_ = false;
+    release_lock();
+  }
+  return undone;
+}
+
+Status Session::undo() {
+  if (pipe_)
+    pipe_->close(); // an open trace_pipe keeps the instance busy
+  Status result = restore_entries(top_.get(), undo_);
+  if (instance_ != nullptr) {
+    const std::string name = tracefs_instance_get_name(instance_);
+    tracefs_instance_free(instance_);
+    instance_ = nullptr;
+    result = combine(std::move(result), remove_instance(plan_.tracing_dir, name));
+  }
+  if (!result)
+    return result;
+  undo_.clear();
+  planned_.clear();
+  if (journal_written_) {
+    if (Status removed = remove_journal(journal_path(options_.journal_dir, getpid())); !removed)
+      return removed;
+    journal_written_ = false;
+  }
+  return Ok{};
+}
+
+Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
+                             std::ostream& messages) {
+  std::string errors;
+  auto fail = [&](const std::string& text) {
+    messages << "allocwatch: " << text << '\n';
+    errors += (errors.empty() ? "" : "; ") + text;
+  };
+  int done = 0;
+
+  Result<std::vector<std::string>> journals = list_journals(journal_dir);
+  if (!journals)
+    return journals.error();
+  std::vector<pid_t> live;
+  for (const std::string& path : *journals) {
+    Result<Journal> journal = read_journal(path);
+    if (!journal) {
+      fail(journal.error().message);
+      continue;
+    }
+    if (journal_owner_alive(*journal)) {
+      messages << "allocwatch: pid " << journal->pid << " is running: its journal " << path
+               << " is left alone\n";
+      live.push_back(journal->pid);
+      continue;
+    }
+    Result<InstancePtr> top = open_top_level(journal->tracing_dir);
+    Status replayed = top ? restore_entries(top->get(), journal->entries) : Status(top.error());
+    if (replayed && !journal->instance.empty())
+      replayed = remove_instance(journal->tracing_dir, journal->instance);
+    if (replayed)
+      replayed = remove_journal(path);
+    if (!replayed) {
+      fail("replaying " + path + " failed: " + replayed.error().message);
+      continue;
+    }
+    ++done;
+    const std::size_t files = journal->entries.size();
+    messages << "allocwatch: restored what pid " << journal->pid << " changed in "
+             << journal->tracing_dir << " (" << files << (files == 1 ? " file" : " files")
+             << (journal->instance.empty() ? "" : ", instance " + journal->instance + " removed")
+             << ")\n";
+  }
+
+  // Instances of runs that died before their journal named them, or whose
+  // journal is gone.
+  // tracefs_instances() would do, but leaks its regex (libtracefs 1.6.4).
+  std::vector<std::string> instances;
+  if (Status dir = use_tracing_dir(tracing_dir); dir)
+    tracefs_instances_walk(
+        [](const char* name, void* found) {
+          static_cast<std::vector<std::string>*>(found)->push_back(name);
+          return 0;
+        },
+        &instances);
+  for (const std::string& name : instances) {
+    constexpr std::string_view prefix = "allocwatch-";
+    const std::string_view digits =
+        std::string_view(name).substr(std::min(name.size(), prefix.size()));
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (name.compare(0, prefix.size(), prefix) != 0 || digits.empty() || ec != std::errc() ||
+        end != digits.data() + digits.size())
+      continue;
+    const bool running = std::find(live.begin(), live.end(), pid) != live.end() ||
+                         ::kill(pid, 0) == 0 || errno == EPERM;
+    if (running) {
+      messages << "allocwatch: instance " << name << " belongs to running pid " << pid
+               << ": left alone\n";
+      continue;
+    }
+    if (Status removed = remove_instance(tracing_dir, name); !removed) {
+      fail(removed.error().message);
+      continue;
+    }
+    ++done;
+    messages << "allocwatch: removed the instance " << name << " left by pid " << pid << '\n';
+  }
+
+  if (!errors.empty())
+    return Error{errors};
+  if (done == 0)
+    messages << "allocwatch: nothing to restore: no journal of a killed run in " << journal_dir
+             << ", no instance left behind\n";
+  return Ok{};
+}
+
+} // namespace allocwatch

@@ -1,0 +1,136 @@
+// Session: configures ftrace for a Plan, and puts everything back.
+//
+// How main uses it:
+//
+//   PlanOptions plan_options;                 // .pid, .tracing_dir (--tracefs)
+//   Result<Plan> plan = make_plan(profile, threshold, forced_mode, plan_options);
+//   SessionOptions session_options;           // .force, .journal_dir
+//   Session session(std::move(*plan), session_options);
+//   if (Status s = session.start(); !s) fail(s.error());  // nothing is left changed
+//   Result<ByteSource*> pipe = session.open_pipe([] { return stop_requested; });
+//   ... read *pipe until it returns 0: once stop_requested, the pipe switches
+//       tracing off, drains what the kernel still holds, then ends ...
+//   session.stop_tracing();                                 // when leaving early
+//   if (Status s = session.restore(); !s) fail(s.error());  // journal kept then
+//
+// main must turn SIGINT/SIGTERM/SIGHUP into a flag that should_stop reads,
+// and ignore SIGPIPE (EPIPE on stdout is then an error it handles), so that
+// every way out passes through restore(). The destructor restores too.
+//
+// The contract with the machine (DESIGN.md, "Setup and restore"):
+// - graph mode configures the top level: set_ftrace_filter first (a kernel
+//   that refuses it makes the session fall back to events mode, unless the
+//   mode was forced), then tracing_on 0, set_ftrace_pid/set_event_pid,
+//   tracing_thresh, current_tracer function_graph, the options the parser
+//   needs, buffer_size_kb, the profile's events (their filters cleared), an
+//   empty buffer, and tracing_on 1 last.
+// - events mode creates the private instance allocwatch-<pid> with tracing
+//   off and configures only inside it; the top level is never written.
+// - Before the first change, every top-level file that will change is read
+//   and the snapshot written to the journal (<journal_dir>/<pid>.state).
+//   restore() writes back, in reverse order, only the files whose content
+//   differs from the snapshot, removes the instance, then the journal. A
+//   failure half-way through start() does the same before returning.
+// - start() refuses, unless `force`, while another allocwatch runs (its lock
+//   or a live journal) or, in graph mode, while another tracer is active at
+//   the top level (current_tracer not nop, tracing_thresh not 0, or functions
+//   in set_ftrace_filter). A journal left by a killed run must be replayed
+//   first (allocwatch --restore).
+//
+// All tracefs I/O is through libtracefs, in the directory the Plan names.
+#pragma once
+
+#include "trace/line_reader.h"
+#include "tracefs/files.h"
+#include "tracefs/journal.h"
+#include "tracefs/plan.h"
+#include "util/result.h"
+
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct tracefs_instance;
+
+namespace allocwatch {
+
+class PipeSource;
+
+struct SessionOptions {
+  std::string journal_dir = kDefaultJournalDir;
+  bool force = false;                  // --force: start despite the conflicts above
+  std::ostream* messages = &std::cerr; // what it did, warnings; nullptr: quiet
+};
+
+class Session {
+public:
+  explicit Session(Plan plan, SessionOptions options = {});
+  ~Session(); // restores if start() changed anything that restore() has not put back
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Checks, snapshots, journals, configures; tracing is on when it returns
+  // Ok. On error nothing is left changed (what was changed is restored).
+  Status start();
+
+  // The mode in use: the Plan's, or events after the kernel refused graph mode.
+  Mode mode() const { return mode_; }
+  const Plan& plan() const { return plan_; }
+  // The buffer being traced: "allocwatch-<pid>" in events mode, "" for the top level.
+  std::string traced_instance() const;
+
+  // The traced buffer's trace_pipe, owned by the Session and valid until it is
+  // destroyed; restore() closes it (it then reads as ended). should_stop is
+  // asked at every read and wake-up (at least every 200 ms); once it says
+  // true, the pipe switches tracing off, drains and ends.
+  Result<ByteSource*> open_pipe(std::function<bool()> should_stop);
+
+  // tracing_on 0 in the traced buffer; what it holds can still be read.
+  Status stop_tracing();
+
+  // Puts back what start() changed (see above). Idempotent. On error the
+  // journal stays, so that `allocwatch --restore` can finish the job.
+  Status restore();
+
+private:
+  struct Setting;
+  enum class Outcome { Done, Failed, GraphRefused };
+
+  Status check_other_runs();
+  Outcome start_graph(Error& error);
+  Status start_events();
+  std::vector<Setting> graph_settings() const;
+  std::vector<Setting> instance_settings() const;
+  Status apply(std::vector<Setting>& settings, tracefs_instance* where, bool& graph_refused);
+  Status write_journal_now();
+  // Restores the top level, removes the instance, then the journal; keeps
+  // what it could not restore for the next try.
+  Status undo();
+  void release_lock();
+  tracefs_instance* traced() const; // the buffer being traced
+  void say(const std::string& text) const;
+
+  Plan plan_;
+  SessionOptions options_;
+  Mode mode_;
+  std::uint64_t start_time_ = 0;
+  int lock_fd_ = -1;    // the journal directory, flock()ed while running
+  bool active_ = false; // started and not yet restored
+  bool journal_written_ = false;
+  InstancePtr top_;                      // the top level of plan_.tracing_dir
+  tracefs_instance* instance_ = nullptr; // events mode
+  std::vector<JournalEntry> undo_;       // top-level files, in the order first changed
+  std::vector<JournalEntry> planned_;    // what the journal promises to restore
+  std::unique_ptr<PipeSource> pipe_;
+};
+
+// allocwatch --restore: replays every journal in `journal_dir` whose process
+// is gone (each journal names its tracing directory), then removes the
+// allocwatch-<pid> instances in `tracing_dir` whose process is gone. Says on
+// `messages` what it did, or that there was nothing to do.
+Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
+                             std::ostream& messages);
+
+} // namespace allocwatch

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Profile suite. The loader's doctest cases check every shipped configs/*.yaml
+# loads and every malformed tests/profiles/bad/NN-*.yaml fails with the exact
+# line in its .expected file. Once allocwatch has --check, the same files also
+# go through the command line: bad ones must exit 2 and print their expected
+# line on stderr, shipped ones must exit 0.
+# Last line: "profiles: N passed, N failed".
+build=${1:-build}
+cd "$(dirname "$0")/../.." || exit 1
+passed=0
+failed=0
+
+out=$("$build/unit-tests" -tc='*profile*' 2>&1)
+printf '%s\n' "$out"
+line=$(printf '%s\n' "$out" | grep '^\[doctest\] test cases:' | tail -n 1)
+p=$(printf '%s\n' "$line" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) passed.*/\1/p')
+f=$(printf '%s\n' "$line" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) failed.*/\1/p')
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-1}))
+
+if "$build/allocwatch" --help 2>&1 | grep -q -- '--check'; then
+  for profile in tests/profiles/bad/*.yaml; do
+    expected=$(cat "${profile%.yaml}.expected")
+    err=$("$build/allocwatch" --check -p "$profile" 2>&1 >/dev/null)
+    status=$?
+    if [ "$status" = 2 ] && printf '%s\n' "$err" | grep -qF -- "$expected"; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL $profile: exit $status, stderr:"
+      printf '%s\n' "$err"
+      echo "expected exit 2 and the line: $expected"
+      failed=$((failed + 1))
+    fi
+  done
+  for profile in configs/*.yaml; do
+    if err=$("$build/allocwatch" --check -p "$profile" 2>&1 >/dev/null); then
+      passed=$((passed + 1))
+    else
+      echo "FAIL $profile: --check refused a shipped profile:"
+      printf '%s\n' "$err"
+      failed=$((failed + 1))
+    fi
+  done
+else
+  echo "allocwatch has no --check yet: the command-line cases were not run"
+fi
+
+echo "profiles: $passed passed, $failed failed"
+[ "$failed" = 0 ]
