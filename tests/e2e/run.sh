@@ -52,7 +52,13 @@ case_ 'wrong shrinker total' 'printed totals equal' "$keep" \
   's/^super_cache_scan\[\(.*\)total time = 0.150000/super_cache_scan[\1total time = 0.151000/'
 case_ 'module shrinker without totals' 'printed totals equal' "$keep" '/^ext4_es_scan/d'
 case_ 'instance named by its module' 'printed totals equal' "$keep" \
-  's/^ext4_es_scan\[000000007988191a\]/ext4_es_scan[[ext4]]/'
+  '$a ext4_es_scan[[ext4] 000000007988191a] : total time = 0.002000 ms, max latency = 0.002000 ms, calls = 1'
+case_ 'lone instance named too' pass "$keep" \
+  '$a ext4_es_scan[000000007988191a] : total time = 0.002000 ms, max latency = 0.002000 ms, calls = 1'
+case_ 'one of several instances without totals' 'printed totals equal' "$keep" \
+  '/^super_cache_scan\[0000000099ad4c05/d'
+case_ 'calls miscounted' 'printed totals equal' "$keep" \
+  's/^\(super_cache_scan\[0000000099ad4c05.*calls = \)1/\12/'
 case_ 'event 1.1 us before the span' 'lies in an over-threshold span' \
   's/509.100 us/508.900 us/' 's/509.100 us/508.900 us/'
 case_ 'event read after the closing line' 'lies in an over-threshold span' \
