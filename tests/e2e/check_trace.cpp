@@ -385,14 +385,16 @@ int check(const Raw& raw, const char* output_path, Nanos threshold) {
     }
   }
 
-  std::cout << "output: ";
-  for (const auto& [name, n] : returns_out)
-    std::cout << name << " " << n << " returns, ";
-  std::cout << other << " other lines\n";
-  std::cout << "output: bound events:";
-  for (const auto& [name, n] : events_out)
-    std::cout << " " << name << " " << n << ",";
-  std::cout << "\n";
+  auto counts = [](const char* what, const std::map<std::string, std::uint64_t>& n) {
+    std::cout << "output: " << what << ":";
+    for (auto it = n.begin(); it != n.end(); ++it)
+      std::cout << (it == n.begin() ? " " : ", ") << it->first << " " << it->second;
+    std::cout << "\n";
+  };
+  counts("returns", returns_out);
+  counts("tracepoint lines", events_out);
+  std::cout << "output: " << totals.size() << " shrinker total lines, " << other
+            << " other lines\n";
 
   report(foreign == 0, "every trace line of the output is a line of the raw trace, used once (" +
                            std::to_string(foreign) + " not" +

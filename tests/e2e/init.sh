@@ -112,8 +112,7 @@ load_then_interrupt() {
 }
 load_then_interrupt &
 loader=$!
-allocwatch -t 100us -p /usr/local/share/allocwatch/profiles/default.yaml \
-  --save "$results/raw.trace" >"$results/out.txt" 2>"$results/err.txt"
+allocwatch -t 100us -p default --save "$results/raw.trace" >"$results/out.txt" 2>"$results/err.txt"
 echo $? >"$results/allocwatch.status"
 touch /run/allocwatch.exited
 wait "$loader"
