@@ -8,6 +8,9 @@
 # depends on, builds an initramfs around BIN, boots it with a memory-pressure
 # workload, and checks what allocwatch printed against its own raw trace.
 # A second run downloads nothing. Results land in $(dirname BIN)/e2e/.
+# E2E_SECONDS sets the workload's length (25), E2E_TIMEOUT the guest's (480).
+# Exit status: 0 all checks passed, 1 some failed, 77 skipped (no kernel
+# package: no network and nothing cached; the reason is in e2e/skipped).
 set -euo pipefail
 
 [ $# = 1 ] || { echo "usage: $0 BIN" >&2; exit 2; }
@@ -219,7 +222,8 @@ choose_accelerator() {
   fi
   local probe_log=$work/probe-kvm.log
   local status=0
-  # In a subshell, so that bash's note of a qemu that aborts goes to the log.
+  # In a subshell, to silence bash's note of a qemu that aborts (qemu's own
+  # message is in the log).
   (boot "$probe_log" 20 -accel kvm -cpu host -- allocwatch.probe) 2>/dev/null || status=$?
   if grep -q 'allocwatch-e2e: guest up' "$probe_log"; then
     accel_name=kvm
@@ -342,11 +346,13 @@ timing "kernel $(cat "$kdir/release") from $(basename "$deb"), data disk ready"
 build_initramfs "$kdir"
 timing "initramfs built ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB, profiles: $(cd "$repo" && echo configs/*.yaml))"
 
+# The guest tars its results onto this blank disk.
+rm -f "$work/results.img"
+truncate -s 512M "$work/results.img"
+
 choose_accelerator
 timing "accelerator: $accel_name, because $accel_reason"
 
-rm -f "$work/results.img"
-truncate -s 512M "$work/results.img"
 console=$work/console.log
 set +e
 boot "$console" "$boot_timeout" "${accel[@]}" -- "allocwatch.seconds=$workload_seconds"
