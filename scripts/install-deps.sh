@@ -5,7 +5,7 @@
 set -eu
 
 build_pkgs="g++ make pkg-config man-db libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev"
-e2e_pkgs="qemu-system-x86 busybox-static cpio"
+e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"
 
 case "${1:-build}" in
   build) wanted=$build_pkgs ;;

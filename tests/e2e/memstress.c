@@ -1,0 +1,288 @@
+// memstress: memory pressure for allocwatch's VM test (make e2e).
+//
+//   memstress DATA_DIR SECONDS
+//
+// Without swap only page cache and slab caches are reclaimable, so the load
+// makes every kind of stall allocwatch is meant to explain, all at once:
+//   - readers stream DATA_DIR/big* through the page cache (more than RAM),
+//   - an anonymous hog grows in bursts to most of the memory and punches
+//     every other page out of what it holds, which fragments free memory,
+//   - a THP faulter asks for order-9 pages in MADV_HUGEPAGE regions, which
+//     over fragmented memory means direct compaction,
+//   - a tree walker stats DATA_DIR/tree and creates and removes small files,
+//     so dentry and inode caches grow and super_cache_scan has work.
+// Direct reclaim comes from whoever allocates when kswapd falls behind.
+// At the end it prints the /proc/vmstat counters that prove the pressure.
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1024UL * 1024UL)
+#define HUGE_PAGE (2 * MIB)
+
+static const char* data_dir;
+static struct timespec deadline;
+static long page_size;
+
+static void die(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "memstress: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, ": %s\n", strerror(errno));
+  va_end(ap);
+  exit(1);
+}
+
+static int time_left(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec < deadline.tv_sec ||
+         (now.tv_sec == deadline.tv_sec && now.tv_nsec < deadline.tv_nsec);
+}
+
+// Value of a "Name: N kB" line of /proc/meminfo, in bytes.
+static unsigned long meminfo_bytes(const char* name) {
+  FILE* f = fopen("/proc/meminfo", "r");
+  if (!f)
+    die("/proc/meminfo");
+  char line[256];
+  size_t len = strlen(name);
+  unsigned long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, name, len) == 0 && line[len] == ':')
+      kb = strtoul(line + len + 1, NULL, 10);
+  fclose(f);
+  return kb * 1024;
+}
+
+static void read_big_files(int first) {
+  char* buf = malloc(MIB);
+  if (!buf)
+    die("malloc");
+  char path[4096];
+  for (int round = first; time_left(); round++) {
+    // big0, big1, ...: each reader starts at its own file and cycles.
+    snprintf(path, sizeof path, "%s/big%d", data_dir, round % 2);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+      die("open %s", path);
+    while (time_left()) {
+      ssize_t n = read(fd, buf, MIB);
+      if (n < 0)
+        die("read %s", path);
+      if (n == 0)
+        break;
+    }
+    close(fd);
+  }
+}
+
+// Grows to `target` bytes of anonymous memory in a burst, then frees every
+// other page of what it holds, then drops what the previous round left:
+//   - each burst takes back, faster than kswapd frees it, the memory the
+//     readers filled with page cache meanwhile: direct reclaim;
+//   - the punched pages stay behind for a round, one in two, so nearly every
+//     2 MiB block holds an anonymous page: huge pages need compaction.
+static void hog_anon(unsigned long target) {
+  const size_t chunk_size = 8 * MIB;
+  enum { MAX_CHUNKS = 512 };
+  static char *full[MAX_CHUNKS], *punched[MAX_CHUNKS];
+  int nfull = 0, npunched = 0;
+  while (time_left()) {
+    unsigned long used = (unsigned long)npunched * chunk_size / 2;
+    while (used + chunk_size <= target && nfull < MAX_CHUNKS && time_left()) {
+      char* p = mmap(NULL, chunk_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED)
+        die("mmap");
+      // Small pages only: the hog's job is to fragment, not to take THPs.
+      madvise(p, chunk_size, MADV_NOHUGEPAGE);
+      for (size_t off = 0; off < chunk_size; off += page_size)
+        p[off] = (char)off | 1;
+      full[nfull++] = p;
+      used += chunk_size;
+    }
+    for (int i = 0; i < npunched; i++)
+      munmap(punched[i], chunk_size);
+    for (int i = 0; i < nfull; i++)
+      for (size_t off = 0; off < chunk_size; off += 2 * page_size)
+        madvise(full[i] + off, page_size, MADV_DONTNEED);
+    memcpy(punched, full, nfull * sizeof full[0]);
+    npunched = nfull;
+    nfull = 0;
+    // Let the readers refill the holes with page cache before the next burst.
+    usleep(300 * 1000);
+  }
+}
+
+// Faults order-9 pages in MADV_HUGEPAGE regions; with defrag=madvise each
+// fault that finds no free 2 MiB block compacts (or reclaims) directly.
+static void fault_huge_pages(void) {
+  const size_t region = 8 * HUGE_PAGE;
+  while (time_left()) {
+    char* raw =
+        mmap(NULL, region + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+      die("mmap");
+    char* p = (char*)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (madvise(p, region, MADV_HUGEPAGE) != 0)
+      die("madvise(MADV_HUGEPAGE)");
+    for (size_t off = 0; off < region; off += HUGE_PAGE)
+      p[off] = 1;
+    munmap(raw, region + HUGE_PAGE);
+  }
+}
+
+static void stat_tree(const char* dir) {
+  DIR* d = opendir(dir);
+  if (!d)
+    die("opendir %s", dir);
+  struct dirent* e;
+  char path[4096];
+  while ((e = readdir(d)) && time_left()) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(path, &st) != 0)
+      die("stat %s", path);
+    if (S_ISDIR(st.st_mode))
+      stat_tree(path);
+  }
+  closedir(d);
+}
+
+// Dentries and inodes: stat the prepared tree, then create and remove a
+// batch of small files so the caches also see fresh objects.
+static void walk_tree(void) {
+  char tree[1024], scratch[1024], path[4096];
+  snprintf(tree, sizeof tree, "%s/tree", data_dir);
+  snprintf(scratch, sizeof scratch, "%s/scratch.%d", data_dir, getpid());
+  if (mkdir(scratch, 0755) != 0 && errno != EEXIST)
+    die("mkdir %s", scratch);
+  enum { BATCH = 500 };
+  while (time_left()) {
+    stat_tree(tree);
+    for (int i = 0; i < BATCH && time_left(); i++) {
+      snprintf(path, sizeof path, "%s/f%d", scratch, i);
+      int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0)
+        die("create %s", path);
+      if (write(fd, "x", 1) != 1)
+        die("write %s", path);
+      close(fd);
+    }
+    for (int i = 0; i < BATCH; i++) {
+      snprintf(path, sizeof path, "%s/f%d", scratch, i);
+      unlink(path);
+    }
+  }
+}
+
+static const char* const counters[] = {
+    "pgscan_direct",       "pgscan_kswapd",      "allocstall_dma32",
+    "allocstall_normal",   "allocstall_movable", "compact_stall",
+    "compact_fail",        "compact_success",    "compact_migrate_scanned",
+    "compact_daemon_wake", "thp_fault_alloc",    "thp_fault_fallback",
+    "slabs_scanned",       "oom_kill",
+};
+enum { NCOUNTERS = sizeof counters / sizeof counters[0] };
+
+static void read_vmstat(unsigned long long values[NCOUNTERS]) {
+  FILE* f = fopen("/proc/vmstat", "r");
+  if (!f)
+    die("/proc/vmstat");
+  char name[128];
+  unsigned long long v;
+  memset(values, 0, NCOUNTERS * sizeof values[0]);
+  while (fscanf(f, "%127s %llu", name, &v) == 2)
+    for (int i = 0; i < NCOUNTERS; i++)
+      if (strcmp(name, counters[i]) == 0)
+        values[i] = v;
+  fclose(f);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: memstress DATA_DIR SECONDS\n");
+    return 2;
+  }
+  data_dir = argv[1];
+  int seconds = atoi(argv[2]);
+  page_size = sysconf(_SC_PAGESIZE);
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += seconds;
+
+  // Leave room for the kernel, the initramfs and the tracer; the rest is the
+  // hog's, so that page cache is all that is left to reclaim.
+  unsigned long available = meminfo_bytes("MemAvailable");
+  unsigned long hog = available / 100 * 70;
+  printf("memstress: %lu MiB available, hog %lu MiB, %d s\n", available / MIB, hog / MIB, seconds);
+  fflush(stdout);
+
+  unsigned long long before[NCOUNTERS], after[NCOUNTERS];
+  read_vmstat(before);
+
+  enum { READER0, READER1, HOG, THP, TREE, NWORKERS };
+  // Names that survive the trace's 7-character comm column.
+  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog", "thpflt", "treewlk"};
+  pid_t pids[NWORKERS];
+  for (int i = 0; i < NWORKERS; i++) {
+    pids[i] = fork();
+    if (pids[i] < 0)
+      die("fork");
+    if (pids[i] == 0) {
+      prctl(PR_SET_NAME, names[i]);
+      // If memory runs out after all, the load dies, not the tracer.
+      int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+      if (fd >= 0) {
+        if (write(fd, "1000", 4) != 4)
+          die("oom_score_adj");
+        close(fd);
+      }
+      switch (i) {
+      case READER0:
+      case READER1:
+        read_big_files(i);
+        break;
+      case HOG:
+        hog_anon(hog);
+        break;
+      case THP:
+        fault_huge_pages();
+        break;
+      case TREE:
+        walk_tree();
+        break;
+      }
+      _exit(0);
+    }
+  }
+  int failed = 0;
+  for (int i = 0; i < NWORKERS; i++) {
+    int status;
+    if (waitpid(pids[i], &status, 0) < 0)
+      die("waitpid");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      fprintf(stderr, "memstress: worker %d ended with status 0x%x\n", i, status);
+      failed = 1;
+    }
+  }
+  read_vmstat(after);
+  for (int i = 0; i < NCOUNTERS; i++)
+    printf("memstress: %s %llu\n", counters[i], after[i] - before[i]);
+  return failed;
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Tests of e2e-check, the VM test's independent checker (the VM test itself
+# is `make e2e`): a small real-format trace, a correct output for it, and
+# outputs broken one way each, which the checker must reject for that reason.
+#   tests/e2e/run.sh BUILD_DIR
+set -u
+build=${1:-build}
+cd "$(dirname "$0")"
+check=../../$build/e2e/e2e-check
+mkdir -p "$(dirname "$check")"
+g++ -std=c++20 -O2 -Wall -Wextra -Wpedantic -Werror -o "$check" check_trace.cpp || {
+  echo "e2e-check: 0 passed, 1 failed (does not build)"
+  exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# case NAME EXPECT RAW_SED OUT_SED: EXPECT is "pass" or text of the FAIL line.
+case_() {
+  name=$1 expect=$2
+  sed "$3" fixtures/raw.trace >"$tmp/raw"
+  sed "$4" fixtures/good.out >"$tmp/out"
+  "$check" 100 "$tmp/raw" "$tmp/out" >"$tmp/log" 2>&1
+  status=$?
+  if [ "$expect" = pass ]; then
+    [ $status = 0 ] && ! grep -q '^FAIL' "$tmp/log"
+  else
+    [ $status = 1 ] && grep '^FAIL' "$tmp/log" | grep -qF "$expect"
+  fi
+  if [ $? = 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name (expected: $expect)"
+    sed 's/^/  | /' "$tmp/log"
+  fi
+}
+
+keep=''
+grep mm_vmscan_lru_shrink_inactive fixtures/raw.trace >"$tmp/lru"
+grep 'shrink_lruvec' fixtures/raw.trace >"$tmp/fast"
+case_ correct pass "$keep" "$keep"
+case_ 'event of a task with no slow span' 'lies in an over-threshold span' "$keep" \
+  "\$r $tmp/lru"
+case_ 'line printed twice' 'used once' "$keep" '/direct_reclaim_end/p'
+case_ 'slow return left out' 'print their own lines' "$keep" '/} \/\* try_to_compact_pages/d'
+case_ 'fast return printed' 'no return under the threshold' "$keep" "\$r $tmp/fast"
+case_ 'shrink pair left out' 'print their own lines' "$keep" '/mm_shrink_slab_start: super/d'
+case_ 'wrong shrinker total' 'printed totals equal' "$keep" \
+  's/^super_cache_scan\[\(.*\)total time = 0.150000/super_cache_scan[\1total time = 0.151000/'
+case_ 'module shrinker without totals' 'printed totals equal' "$keep" '/^ext4_es_scan/d'
+case_ 'instance named by its module' 'printed totals equal' "$keep" \
+  '$a ext4_es_scan[[ext4] 000000007988191a] : total time = 0.002000 ms, max latency = 0.002000 ms, calls = 1'
+case_ 'lone instance named too' pass "$keep" \
+  '$a ext4_es_scan[000000007988191a] : total time = 0.002000 ms, max latency = 0.002000 ms, calls = 1'
+case_ 'one of several instances without totals' 'printed totals equal' "$keep" \
+  '/^super_cache_scan\[0000000099ad4c05/d'
+case_ 'calls miscounted' 'printed totals equal' "$keep" \
+  's/^\(super_cache_scan\[0000000099ad4c05.*calls = \)1/\12/'
+case_ 'event 1.1 us before the span' 'lies in an over-threshold span' \
+  's/509.100 us/508.900 us/' 's/509.100 us/508.900 us/'
+case_ 'event read after the closing line' 'lies in an over-threshold span' \
+  '/direct_reclaim_end/{h;d};/} \/\* try_to_free_pages/{G;s/20.000600/20.000610/}' \
+  's/20.000600/20.000610/'
+case_ 'slow reclaim without its end event' 'try_to_free_pages returns' "$keep" \
+  '/direct_reclaim_end/d'
+case_ 'slow compaction without its events' 'compact_zone returns' "$keep" \
+  '/mm_compaction_begin/d;/mm_compaction_end/d'
+echo "e2e-check: $passed passed, $failed failed"
+[ $failed = 0 ]
