@@ -4,7 +4,7 @@
 # needs no network. Called by `make deps` (and so by `make test` and `make run`).
 set -eu
 
-build_pkgs="g++ make pkg-config man-db libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev"
+build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev"
 e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"
 
 case "${1:-build}" in
