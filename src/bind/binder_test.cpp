@@ -627,6 +627,15 @@ TEST_CASE("a lost shrink_slab_end does not pair an old start with another instan
     CHECK(t.incident(0).span == "shrink_slab");
     CHECK(t.stats.unmatched_ends == 1);
   }
+  SUBCASE("module shrinkers too: the [module] word is not the instance") {
+    const std::string ext4_a = "ext4_es_scan+0x0/0x3b0 [ext4] 000000007988191a: nid: 0";
+    const std::string ext4_b = "ext4_es_scan+0x0/0x3b0 [ext4] 00000000aa88191b: nid: 0";
+    Trace t(100 * us, Mode::Events);
+    const std::string start = t.event(task1, 1000 * us, "mm_shrink_slab_start", ext4_a);
+    t.event(task1, 5000 * us, "mm_shrink_slab_end", ext4_b); // its start was lost
+    CHECK(t.stats.unmatched_ends == 1);
+    CHECK(t.sink.incidents.empty());
+  }
 }
 
 TEST_CASE("every complete shrinker pair feeds the statistics, over threshold or not") {

@@ -9,18 +9,6 @@ namespace allocwatch {
 
 namespace {
 
-// The next space-separated token of `text` from `pos`, moving `pos` past it.
-std::string_view next_token(std::string_view text, std::size_t& pos) {
-  const std::size_t start = text.find_first_not_of(' ', pos);
-  if (start == std::string_view::npos) {
-    pos = text.size();
-    return {};
-  }
-  const std::size_t end = std::min(text.find(' ', start), text.size());
-  pos = end;
-  return text.substr(start, end - start);
-}
-
 // Largest total first; equal totals by name, so that the output is stable.
 template <class Entry> void sort_by_total(std::vector<Entry>& entries) {
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
@@ -31,13 +19,18 @@ template <class Entry> void sort_by_total(std::vector<Entry>& entries) {
 } // namespace
 
 ShrinkerId parse_shrinker_id(std::string_view fields) {
-  std::size_t pos = 0;
-  std::string_view symbol = next_token(fields, pos);
-  symbol = symbol.substr(0, symbol.find('+'));
-  std::string_view instance = next_token(fields, pos);
-  if (!instance.empty() && instance.back() == ':')
-    instance.remove_suffix(1);
-  return {symbol, instance};
+  // The kernel prints "%pS %p:": the symbol (with "+off/size", and " [module]"
+  // for a shrinker in a module), then the instance, which ends at the first
+  // ':'. So the instance is the word before that ':', and the symbol the text
+  // before the first '+' or space.
+  const std::size_t colon = fields.find(':');
+  if (colon == std::string_view::npos)
+    return {fields.substr(0, fields.find_first_of("+ ")), {}};
+  const std::string_view head = fields.substr(0, colon);
+  const std::size_t space = head.rfind(' ');
+  if (space == std::string_view::npos)
+    return {head.substr(0, head.find('+')), {}};
+  return {head.substr(0, head.find_first_of("+ ")), head.substr(space + 1)};
 }
 
 void ShrinkerStats::Totals::add(Nanos duration) {

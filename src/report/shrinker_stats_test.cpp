@@ -21,6 +21,11 @@ TEST_CASE("parse_shrinker_id reads the %pS %p prefix of shrink_slab fields") {
   const ShrinkerId bare = parse_shrinker_id("kfree_rcu_shrink_scan 00000000ecb61676:");
   CHECK(bare.symbol == "kfree_rcu_shrink_scan");
   CHECK(bare.instance == "00000000ecb61676");
+  // A shrinker in a module: %pS adds " [module]" before the instance.
+  const ShrinkerId module =
+      parse_shrinker_id("ext4_es_scan+0x0/0x3b0 [ext4] 000000007988191a: nid: 0 objects");
+  CHECK(module.symbol == "ext4_es_scan");
+  CHECK(module.instance == "000000007988191a");
   const ShrinkerId empty = parse_shrinker_id("");
   CHECK(empty.symbol.empty());
   CHECK(empty.instance.empty());
