@@ -368,6 +368,14 @@ TEST_CASE("graph: timestamps of any fraction length, never floating point") {
         LineKind::Malformed);
   CHECK(parse_line("99999999999.0 |   0)     dd-160     |               |  f() {").kind ==
         LineKind::Malformed);
+  // Six fraction digits take a path of their own: every character of them is
+  // checked, and a seventh digit sends the line to the general one.
+  CHECK(parse_line("5.1234567 |   0)     dd-160     |               |  f() {").ts == 5'123'456'700);
+  for (const char* bad : {"5.12a456", "5.12345/", "5.:23456", "5.12345\x7f"}) {
+    std::string line = std::string(bad) + " |   0)     dd-160     |               |  f() {";
+    CAPTURE(line);
+    CHECK(parse_line(line).kind == LineKind::Malformed);
+  }
 }
 
 TEST_CASE("events: nop tracer lines") {
