@@ -83,9 +83,12 @@ check: $(BIN) $(UNIT) $(GENTRACE)
 
 T ?=
 P ?= default
+# Only allocwatch writes to stdout, so that `make run T=134us > out.dat` holds
+# the trace and nothing of make's.
 run: deps
-	@$(MAKE) --no-print-directory $(BIN)
-	$(BIN) -p $(P) $(if $(T),-t $(T))
+	@$(MAKE) --no-print-directory $(BIN) >&2
+	@echo "$(BIN) -p $(P) $(if $(T),-t $(T))" >&2
+	@$(BIN) -p $(P) $(if $(T),-t $(T))
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(GENTRACE)
