@@ -200,7 +200,8 @@ private:
     Fields fields;
     return read_fields(root, kProfileKeys, fields) && check_description(fields) &&
            check_numbers(fields) && check_functions(fields) && check_events(fields) &&
-           check_bindings(fields) && check_pairs(fields) && check_whole();
+           check_each(fields, "bindings", &Checker::check_binding) &&
+           check_each(fields, "pairs", &Checker::check_pair) && check_whole();
   }
 
   // Fills `fields` from `map`, refusing keys that are not names, unknown
@@ -529,14 +530,16 @@ private:
     return true;
   }
 
-  bool check_bindings(const Fields& fields) {
-    const Entry* entry = find(fields, "bindings");
+  // An optional list (bindings, pairs) whose every item check_item reads.
+  bool check_each(const Fields& fields, std::string_view key,
+                  bool (Checker::*check_item)(const YAML::Node&)) {
+    const Entry* entry = find(fields, key);
     if (!entry)
       return true;
     if (!read_list(*entry))
       return false;
     for (const YAML::Node& node : entry->value)
-      if (!check_binding(node))
+      if (!(this->*check_item)(node))
         return false;
     return true;
   }
@@ -659,18 +662,6 @@ private:
     if (!check_pair_overlap(pair, node.Mark()))
       return false;
     profile_.pairs.push_back(std::move(pair));
-    return true;
-  }
-
-  bool check_pairs(const Fields& fields) {
-    const Entry* entry = find(fields, "pairs");
-    if (!entry)
-      return true;
-    if (!read_list(*entry))
-      return false;
-    for (const YAML::Node& node : entry->value)
-      if (!check_pair(node))
-        return false;
     return true;
   }
 
