@@ -76,6 +76,7 @@ deps:
 
 # The sub-make re-reads this file after deps, so pkg-config sees new packages.
 test: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE)
 	@$(MAKE) --no-print-directory check
 
 check: $(BIN) $(UNIT) $(GENTRACE)
