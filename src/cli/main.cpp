@@ -88,7 +88,8 @@ int replay(const Options& options, const Profile& profile) {
     if (fd < 0)
       throw FatalError("cannot open " + *options.input + ": " + std::strerror(errno));
   }
-  FdSource file(fd, *options.input == "-" ? "stdin" : *options.input);
+  const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
+  FdSource file(fd, input_name);
   UntilStopSignal source(file);
   LineReader reader(source);
   RunStats stats;
@@ -100,6 +101,12 @@ int replay(const Options& options, const Profile& profile) {
     ::close(fd);
   if (!options.quiet)
     stats.print(std::cerr);
+  // Lines were read, and not one was a trace line of either form: the wrong
+  // file, not a quiet trace.
+  if (!binder.mode() && stats.lines_malformed > 0)
+    throw FatalError(input_name + " holds no line of an ftrace trace (" +
+                     std::to_string(stats.lines_malformed) +
+                     " lines not understood): replay what trace_pipe printed, or a --save file");
   return 0;
 }
 
