@@ -10,9 +10,10 @@ namespace allocwatch {
 namespace {
 
 // Largest total first; equal totals by name, so that the output is stable.
-template <class Entry> void sort_by_total(std::vector<Entry>& entries) {
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.totals.total != b.totals.total ? a.totals.total > b.totals.total : a.name < b.name;
+template <class Entry>
+void sort_by_total(std::vector<Entry>& entries, std::string_view Entry::*name) {
+  std::sort(entries.begin(), entries.end(), [name](const Entry& a, const Entry& b) {
+    return a.totals.total != b.totals.total ? a.totals.total > b.totals.total : a.*name < b.*name;
   });
 }
 
@@ -41,13 +42,13 @@ ShrinkerId parse_shrinker_id(std::string_view fields) {
   return {symbol, rest.substr(0, colon)};
 }
 
-void ShrinkerStats::Totals::add(Nanos duration) {
+void ShrinkerTotals::add(Nanos duration) {
   total += duration;
   max = std::max(max, duration);
   ++calls;
 }
 
-void ShrinkerStats::Totals::add(const Totals& other) {
+void ShrinkerTotals::add(const ShrinkerTotals& other) {
   total += other.total;
   max = std::max(max, other.max);
   calls += other.calls;
@@ -65,39 +66,36 @@ void ShrinkerStats::add(std::string_view symbol, std::string_view instance, Nano
   same->totals.add(duration);
 }
 
-void ShrinkerStats::print(std::ostream& out) const {
-  struct Named {
-    std::string_view name;
-    Totals totals;
-  };
-  struct Symbol {
-    std::string_view name;
-    Totals totals;
-    std::vector<Named> instances;
-  };
-  std::map<std::string_view, Symbol> by_symbol;
+std::vector<ShrinkerSummary> ShrinkerStats::summary() const {
+  std::map<std::string_view, ShrinkerSummary> by_symbol;
   for (const auto& [instance, shrinkers] : instances_) {
     for (const Shrinker& shrinker : shrinkers) {
-      Symbol& symbol = by_symbol[shrinker.symbol];
-      symbol.name = shrinker.symbol;
+      ShrinkerSummary& symbol = by_symbol[shrinker.symbol];
+      symbol.symbol = shrinker.symbol;
       symbol.totals.add(shrinker.totals);
       symbol.instances.push_back({instance, shrinker.totals});
     }
   }
-  std::vector<Symbol> symbols;
+  std::vector<ShrinkerSummary> symbols;
   symbols.reserve(by_symbol.size());
-  for (auto& [name, symbol] : by_symbol)
+  for (auto& [name, symbol] : by_symbol) {
+    sort_by_total(symbol.instances, &ShrinkerSummary::Instance::name);
     symbols.push_back(std::move(symbol));
-  sort_by_total(symbols);
-  for (const Symbol& symbol : symbols)
-    out << symbol.name << " : total time = " << format_ms(symbol.totals.total)
+  }
+  sort_by_total(symbols, &ShrinkerSummary::symbol);
+  return symbols;
+}
+
+void ShrinkerStats::print(std::ostream& out) const {
+  const std::vector<ShrinkerSummary> symbols = summary();
+  for (const ShrinkerSummary& symbol : symbols)
+    out << symbol.symbol << " : total time = " << format_ms(symbol.totals.total)
         << " ms, max latency = " << format_ms(symbol.totals.max) << " ms\n";
-  for (Symbol& symbol : symbols) {
+  for (const ShrinkerSummary& symbol : symbols) {
     if (symbol.instances.size() < 2)
       continue;
-    sort_by_total(symbol.instances);
-    for (const Named& instance : symbol.instances)
-      out << symbol.name << '[' << instance.name
+    for (const ShrinkerSummary::Instance& instance : symbol.instances)
+      out << symbol.symbol << '[' << instance.name
           << "] : total time = " << format_ms(instance.totals.total)
           << " ms, max latency = " << format_ms(instance.totals.max)
           << " ms, calls = " << instance.totals.calls << '\n';

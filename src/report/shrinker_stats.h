@@ -28,10 +28,32 @@ struct ShrinkerId {
 // {"super_cache_scan", "00000000ce7941b5"}. Missing parts are empty.
 ShrinkerId parse_shrinker_id(std::string_view fields);
 
+struct ShrinkerTotals {
+  Nanos total = 0;
+  Nanos max = 0;
+  std::uint64_t calls = 0;
+  void add(Nanos duration);
+  void add(const ShrinkerTotals& other);
+};
+
+// One shrinker function's totals, and each of its instances'. The views
+// point into the ShrinkerStats that made it and live as long as it does.
+struct ShrinkerSummary {
+  struct Instance {
+    std::string_view name; // "00000000ce7941b5"
+    ShrinkerTotals totals;
+  };
+  std::string_view symbol; // "super_cache_scan"
+  ShrinkerTotals totals;
+  std::vector<Instance> instances; // largest total first (ties by name)
+};
+
 class ShrinkerStats {
 public:
   void add(std::string_view symbol, std::string_view instance, Nanos duration);
   bool empty() const { return instances_.empty(); }
+  // Every shrinker function seen, largest total first (ties by name).
+  std::vector<ShrinkerSummary> summary() const;
   // Largest total first (ties by name):
   //   super_cache_scan : total time = 8.455000 ms, max latency = 0.466000 ms
   // then, for each function with more than one instance, in the same order,
@@ -41,16 +63,9 @@ public:
   void print(std::ostream& out) const;
 
 private:
-  struct Totals {
-    Nanos total = 0;
-    Nanos max = 0;
-    std::uint64_t calls = 0;
-    void add(Nanos duration);
-    void add(const Totals& other);
-  };
   struct Shrinker {
     std::string symbol;
-    Totals totals;
+    ShrinkerTotals totals;
   };
   // Keyed by instance, one lookup per pair: an instance is a shrinker's
   // address, so it has one symbol, unless the address was reused by another
