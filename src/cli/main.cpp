@@ -3,6 +3,7 @@
 #include "bind/binder.h"
 #include "cli/options.h"
 #include "profile/search.h"
+#include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
 #include "report/text_sink.h"
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +76,12 @@ Profile load_profile(const Options& options) {
   return std::move(*profile);
 }
 
+std::unique_ptr<Sink> make_sink(const Options& options) {
+  if (options.json)
+    return std::make_unique<JsonSink>(std::cout);
+  return std::make_unique<TextSink>(std::cout);
+}
+
 void feed_all(LineReader& reader, Binder& binder) {
   std::string_view line;
   while (reader.next(line) && std::cout.good())
@@ -94,8 +102,8 @@ int replay(const Options& options, const Profile& profile) {
   LineReader reader(source);
   RunStats stats;
   ShrinkerStats shrinkers;
-  TextSink sink(std::cout);
-  Binder binder(profile, BinderOptions{profile.threshold, {}}, sink, shrinkers, stats);
+  const std::unique_ptr<Sink> sink = make_sink(options);
+  Binder binder(profile, BinderOptions{profile.threshold, {}}, *sink, shrinkers, stats);
   feed_all(reader, binder);
   if (fd != STDIN_FILENO)
     ::close(fd);
@@ -193,8 +201,8 @@ int trace_live(const Options& options, const Profile& profile) {
 
   RunStats stats;
   ShrinkerStats shrinkers;
-  TextSink sink(std::cout);
-  Binder binder(profile, BinderOptions{profile.threshold, session.mode()}, sink, shrinkers, stats);
+  const std::unique_ptr<Sink> sink = make_sink(options);
+  Binder binder(profile, BinderOptions{profile.threshold, session.mode()}, *sink, shrinkers, stats);
   LineReader reader(**pipe);
   if (save_fd >= 0)
     reader.set_tee(save_fd, *options.save);

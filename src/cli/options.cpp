@@ -35,7 +35,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
              "Ctrl-C (SIGINT), SIGTERM or SIGHUP end a live run: tracing is put back as it was.\n"
              "Exit status: 0 done, 1 error, 2 bad usage or profile. See allocwatch(8).");
 
-  std::string threshold, duration, mode;
+  std::string threshold, duration, mode, format;
   app.add_option("-t,--threshold", threshold,
                  "Report calls that took at least DUR (134us, 1.5ms, 500ns, 2s; bare number: us). "
                  "Default: the profile's")
@@ -48,6 +48,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
       ->check(CLI::IsMember({"graph", "events"}).description(""));
+  app.add_option("--format", format,
+                 "text: the kernel's lines, then shrinker totals (default); json: JSON Lines")
+      ->type_name("text|json")
+      ->check(CLI::IsMember({"text", "json"}).description(""));
   app.add_option("--duration", duration, "Stop after DUR (bare number: seconds)")->type_name("DUR");
   app.add_option("-c,--command", o.command,
                  "Run CMD with sh -c while tracing; stop when it exits (its stdout goes to stderr)")
@@ -74,6 +78,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       o.threshold = to_duration(threshold, kMicro, "--threshold");
     if (!duration.empty())
       o.duration = to_duration(duration, kSecond, "--duration");
+    o.json = format == "json";
     if (!mode.empty())
       o.mode = mode == "graph" ? Mode::Graph : Mode::Events;
     if (o.input && (o.command || o.pid || o.save || o.duration || o.mode || o.check))

@@ -20,6 +20,7 @@ struct Options {
   std::optional<int> pid;                 // --pid
   std::optional<std::string> save;        // --save FILE
   std::optional<std::string> tracefs_dir; // --tracefs DIR
+  bool json = false;                      // --format json
   bool check = false;
   bool list_profiles = false;
   bool restore = false;

@@ -1,0 +1,36 @@
+// JsonSink: the same results as TextSink, as JSON Lines (one object per
+// line) for programs: each over-threshold span with its lines, each LOST
+// line, then each shrinker function with its instances.
+//
+//   {"type":"span","name":"try_to_free_pages","pid":170,"comm":"memhog-",
+//    "start_ns":16466558000,"end_ns":16516484000,"duration_ns":49926000,
+//    "lines":["...", "..."]}
+//   {"type":"lost","line":"CPU:0 [LOST 600 EVENTS]"}
+//   {"type":"shrinker","symbol":"super_cache_scan","total_ns":8455000,
+//    "max_ns":466000,"calls":40,"instances":[{"instance":"00000000ce7941b5",
+//    "total_ns":1200000,"max_ns":400000,"calls":12}, ...]}
+//
+// Times are integer nanoseconds; -1 where the trace had none. Strings are the
+// trace's bytes with '"', '\' and control characters escaped.
+#pragma once
+
+#include "report/sink.h"
+
+#include <iosfwd>
+
+namespace allocwatch {
+
+class JsonSink : public Sink {
+public:
+  // `out` must outlive the sink.
+  explicit JsonSink(std::ostream& out) : out_(out) {}
+
+  void incident(const Incident& incident) override;
+  void passthrough(std::string_view line) override;
+  void finish(const ShrinkerStats& shrinkers) override;
+
+private:
+  std::ostream& out_;
+};
+
+} // namespace allocwatch

@@ -1,0 +1,55 @@
+#include "report/json_sink.h"
+#include "report/shrinker_stats.h"
+
+#include <doctest/doctest.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace allocwatch;
+
+TEST_CASE("json: a span is one object with its lines, escaped") {
+  std::ostringstream out;
+  JsonSink sink(out);
+  const std::vector<std::string_view> lines = {
+      "  16.466577 |   1)   memhog-170   |               |  /* mm_vmscan_direct_reclaim_begin: "
+      "order=0 gfp_flags=GFP_KERNEL */",
+      "a \"quoted\" \\ back\tslash\x01"};
+  sink.incident(
+      Incident{"try_to_free_pages", 170, "memhog-", 16'466'558'000, 16'516'484'000, lines});
+  CHECK(out.str() ==
+        "{\"type\":\"span\",\"name\":\"try_to_free_pages\",\"pid\":170,\"comm\":\"memhog-\","
+        "\"start_ns\":16466558000,\"end_ns\":16516484000,\"duration_ns\":49926000,\"lines\":["
+        "\"  16.466577 |   1)   memhog-170   |               |  /* "
+        "mm_vmscan_direct_reclaim_begin: order=0 gfp_flags=GFP_KERNEL */\","
+        "\"a \\\"quoted\\\" \\\\ back\\u0009slash\\u0001\"]}\n");
+}
+
+TEST_CASE("json: a span of a line with no timestamp has no duration") {
+  std::ostringstream out;
+  JsonSink sink(out);
+  const std::vector<std::string_view> lines = {"x"};
+  sink.incident(Incident{"", 1, "", -1, -1, lines});
+  CHECK(out.str().find("\"duration_ns\":-1") != std::string::npos);
+}
+
+TEST_CASE("json: LOST lines and shrinker totals, in ShrinkerStats' order") {
+  std::ostringstream out;
+  JsonSink sink(out);
+  sink.passthrough("CPU:0 [LOST 600 EVENTS]");
+  ShrinkerStats stats;
+  stats.add("super_cache_scan", "00000000ce7941b5", 400'000);
+  stats.add("super_cache_scan", "00000000c60de79d", 100'000);
+  stats.add("kfree_rcu_shrink_scan", "00000000ecb61676", 300'000);
+  sink.finish(stats);
+  CHECK(out.str() ==
+        "{\"type\":\"lost\",\"line\":\"CPU:0 [LOST 600 EVENTS]\"}\n"
+        "{\"type\":\"shrinker\",\"symbol\":\"super_cache_scan\",\"total_ns\":500000,"
+        "\"max_ns\":400000,\"calls\":2,\"instances\":["
+        "{\"instance\":\"00000000ce7941b5\",\"total_ns\":400000,\"max_ns\":400000,\"calls\":1},"
+        "{\"instance\":\"00000000c60de79d\",\"total_ns\":100000,\"max_ns\":100000,\"calls\":1}]}\n"
+        "{\"type\":\"shrinker\",\"symbol\":\"kfree_rcu_shrink_scan\",\"total_ns\":300000,"
+        "\"max_ns\":300000,\"calls\":1,\"instances\":["
+        "{\"instance\":\"00000000ecb61676\",\"total_ns\":300000,\"max_ns\":300000,\"calls\":1}]}"
+        "\n");
+}
