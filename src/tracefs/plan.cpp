@@ -187,10 +187,33 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   for (std::string_view word : split_words(*tracers_text))
     tracers.emplace_back(word);
 
+  // Each function's first alternative the kernel can trace. Resolved in
+  // either mode when the list is readable: --check shows it, and it says what
+  // graph mode would trace on this kernel. The session uses it in graph mode.
+  std::optional<std::string>& functions_unreadable = plan.functions_unreadable;
+  if (!profile.functions.empty()) {
+    if (Result<std::string> text = read_tracefs_file(top->get(), "available_filter_functions");
+        !text) {
+      functions_unreadable = text.error().message;
+    } else {
+      const auto traceable = first_words_of_lines(*text);
+      for (const FunctionSpec& spec : profile.functions) {
+        PlannedFunction planned{spec.alternatives, std::nullopt, spec.pos};
+        for (const std::string& name : spec.alternatives) {
+          if (traceable.count(name) != 0) {
+            planned.chosen = name;
+            break;
+          }
+        }
+        plan.functions.push_back(std::move(planned));
+      }
+    }
+  }
+
   // Graph mode only when the kernel can run it for this profile: the tracer,
   // a readable function list, and at least one of the profile's functions.
   std::optional<std::string> graph_refusal;
-  std::string filter_functions;
+  const std::size_t chosen = plan.chosen_functions().size();
   if (forced == Mode::Events) {
     graph_refusal = "--mode events";
   } else if (std::find(tracers.begin(), tracers.end(), "function_graph") == tracers.end()) {
@@ -198,29 +221,14 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
         "this kernel has no function_graph tracer (available: " + join(tracers, " ") + ")";
   } else if (profile.functions.empty()) {
     graph_refusal = "profile '" + profile.name + "' lists no functions to trace";
-  } else if (Result<std::string> text = read_tracefs_file(top->get(), "available_filter_functions");
-             !text) {
-    graph_refusal = "function_graph cannot filter functions here: " + text.error().message;
+  } else if (functions_unreadable) {
+    graph_refusal = "function_graph cannot filter functions here: " + *functions_unreadable;
+  } else if (chosen == 0) {
+    graph_refusal =
+        "none of profile '" + profile.name + "''s functions is in available_filter_functions";
   } else {
-    filter_functions = std::move(*text);
-    const auto traceable = first_words_of_lines(filter_functions);
-    for (const FunctionSpec& spec : profile.functions) {
-      PlannedFunction planned{spec.alternatives, std::nullopt, spec.pos};
-      for (const std::string& name : spec.alternatives) {
-        if (traceable.count(name) != 0) {
-          planned.chosen = name;
-          break;
-        }
-      }
-      plan.functions.push_back(std::move(planned));
-    }
-    const std::size_t chosen = plan.chosen_functions().size();
-    if (chosen == 0)
-      graph_refusal =
-          "none of profile '" + profile.name + "''s functions is in available_filter_functions";
-    else
-      plan.mode_reason = "function_graph is available and " + std::to_string(chosen) + " of " +
-                         std::to_string(plan.functions.size()) + " profile functions can be traced";
+    plan.mode_reason = "function_graph is available and " + std::to_string(chosen) + " of " +
+                       std::to_string(plan.functions.size()) + " profile functions can be traced";
   }
 
   if (graph_refusal) {
@@ -228,7 +236,6 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
       return Error{"--mode graph is impossible: " + *graph_refusal};
     plan.mode = Mode::Events;
     plan.mode_reason = *graph_refusal;
-    plan.functions.clear();
   } else {
     plan.mode = Mode::Graph;
     if (forced == Mode::Graph)
@@ -236,10 +243,11 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   }
   say(options.messages, std::string(mode_name(plan.mode)) + " mode: " + plan.mode_reason);
 
-  for (const PlannedFunction& f : plan.functions)
-    if (!f.chosen)
-      warn("function " + join(f.alternatives, " | ") +
-           " is not in available_filter_functions: not traced");
+  if (plan.mode == Mode::Graph)
+    for (const PlannedFunction& f : plan.functions)
+      if (!f.chosen)
+        warn("function " + join(f.alternatives, " | ") +
+             " is not in available_filter_functions: not traced");
 
   std::unordered_set<std::string_view> known_events;
   for (std::string_view word : split_words(*events_text))
@@ -278,17 +286,18 @@ void print_plan(const Plan& plan, std::ostream& out) {
   if (plan.pid)
     out << "pid:       " << *plan.pid << " and its children\n";
   out << "functions:";
-  if (plan.mode == Mode::Events) {
-    out << " not traced in events mode\n";
-  } else {
-    out << '\n';
-    for (const PlannedFunction& f : plan.functions) {
-      if (f.chosen)
-        out << "  " << *f.chosen;
-      else
-        out << "  MISSING";
-      out << "  (" << join(f.alternatives, " | ") << ")\n";
-    }
+  if (plan.mode == Mode::Events)
+    out << " not traced in events mode"
+        << (plan.functions.empty() ? "" : "; graph mode would trace, on this kernel:");
+  if (plan.functions_unreadable)
+    out << " (which names this kernel has is unknown: " << *plan.functions_unreadable << ")";
+  out << '\n';
+  for (const PlannedFunction& f : plan.functions) {
+    if (f.chosen)
+      out << "  " << *f.chosen;
+    else
+      out << "  MISSING";
+    out << "  (" << join(f.alternatives, " | ") << ")\n";
   }
   out << "events:\n";
   for (const PlannedEvent& e : plan.events)

@@ -39,7 +39,11 @@ struct Plan {
   Mode mode = Mode::Events;
   bool mode_forced = false; // --mode: no fallback from graph to events
   std::string mode_reason;  // why this mode, for messages: "this kernel has no function_graph ..."
-  std::vector<PlannedFunction> functions; // resolved only when graph mode was possible
+  // Resolved whenever available_filter_functions is readable; traced only in
+  // graph mode.
+  std::vector<PlannedFunction> functions;
+  // Why they could not be resolved: available_filter_functions unreadable.
+  std::optional<std::string> functions_unreadable;
   std::vector<PlannedEvent> events;
   Nanos threshold = 0;                 // as asked
   std::uint64_t tracing_thresh_us = 0; // threshold in µs rounded up: what graph mode writes

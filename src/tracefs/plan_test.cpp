@@ -61,7 +61,15 @@ TEST_CASE("plan: events mode, and why, when the kernel has no function_graph") {
   CHECK(plan->mode == Mode::Events);
   CHECK(said.str() == "allocwatch: events mode: this kernel has no function_graph tracer "
                       "(available: blk function nop)\n");
-  CHECK(plan->functions.empty()); // not resolved: not used
+  // Resolved all the same, for --check, and not warned about: nothing is traced.
+  REQUIRE(plan->functions.size() == 3);
+  CHECK(plan->functions[0].chosen == "__alloc_pages_noprof");
+  CHECK_FALSE(plan->functions[2].chosen.has_value());
+  std::ostringstream shown;
+  print_plan(*plan, shown);
+  CHECK(shown.str().find("functions: not traced in events mode; graph mode would trace, on "
+                         "this kernel:\n  __alloc_pages_noprof  (") != std::string::npos);
+  CHECK(shown.str().find("  MISSING  (") != std::string::npos);
 
   Result<Plan> forced = plan_on(fake, fake_profile(), 100 * kMicro, Mode::Graph);
   REQUIRE_FALSE(forced.ok());
@@ -87,6 +95,11 @@ TEST_CASE("plan: an unreadable available_filter_functions means events mode") {
   REQUIRE(plan.ok());
   CHECK(plan->mode == Mode::Events);
   CHECK(plan->mode_reason.find("function_graph cannot filter functions here: cannot read") == 0);
+  REQUIRE(plan->functions_unreadable.has_value());
+  std::ostringstream shown;
+  print_plan(*plan, shown);
+  CHECK(shown.str().find("functions: not traced in events mode (which names this kernel has is "
+                         "unknown: cannot read") != std::string::npos);
   CHECK_FALSE(plan_on(fake, fake_profile(), 100 * kMicro, Mode::Graph).ok());
 }
 
