@@ -18,7 +18,8 @@ struct StringHash {
     const std::size_t n = text.size();
     if (n < 8) {
       std::uint64_t word = 0;
-      std::memcpy(&word, text.data(), n);
+      if (n != 0) // an empty view may have no data at all: memcpy(null) is undefined
+        std::memcpy(&word, text.data(), n);
       return mix(word ^ n);
     }
     return mix(load(text.data()) ^ mix(load(text.data() + (n - 8) / 2) ^ n) ^
