@@ -82,11 +82,26 @@ std::unique_ptr<Sink> make_sink(const Options& options) {
   return std::make_unique<TextSink>(std::cout);
 }
 
-void feed_all(LineReader& reader, Binder& binder) {
+struct Bound {
+  RunStats stats;
+  std::optional<Mode> mode; // the mode the binder used; none if no trace line came
+};
+
+// Every line of `reader` through the parser and the binder, the report to
+// stdout at the end: the same for a replay and a live run. `mode` unset:
+// taken from the input's line format.
+Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
+               const Options& options) {
+  Bound bound;
+  ShrinkerStats shrinkers;
+  const std::unique_ptr<Sink> sink = make_sink(options);
+  Binder binder(profile, BinderOptions{profile.threshold, mode}, *sink, shrinkers, bound.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
+  bound.mode = binder.mode();
+  return bound;
 }
 
 int replay(const Options& options, const Profile& profile) {
@@ -100,18 +115,15 @@ int replay(const Options& options, const Profile& profile) {
   FdSource file(fd, input_name);
   UntilStopSignal source(file);
   LineReader reader(source);
-  RunStats stats;
-  ShrinkerStats shrinkers;
-  const std::unique_ptr<Sink> sink = make_sink(options);
-  Binder binder(profile, BinderOptions{profile.threshold, {}}, *sink, shrinkers, stats);
-  feed_all(reader, binder);
+  const Bound bound = bind_all(reader, profile, std::nullopt, options);
+  const RunStats& stats = bound.stats;
   if (fd != STDIN_FILENO)
     ::close(fd);
   if (!options.quiet)
     stats.print(std::cerr);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
-  if (!binder.mode() && stats.lines_malformed > 0)
+  if (!bound.mode && stats.lines_malformed > 0)
     throw FatalError(input_name + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
                      " lines not understood): replay what trace_pipe printed, or a --save file");
@@ -199,14 +211,12 @@ int trace_live(const Options& options, const Profile& profile) {
   if (!pipe)
     throw FatalError(pipe.error().message);
 
-  RunStats stats;
-  ShrinkerStats shrinkers;
-  const std::unique_ptr<Sink> sink = make_sink(options);
-  Binder binder(profile, BinderOptions{profile.threshold, session.mode()}, *sink, shrinkers, stats);
   LineReader reader(**pipe);
   if (save_fd >= 0)
     reader.set_tee(save_fd, *options.save);
-  feed_all(reader, binder);
+  // The report is printed here, before restore(): at stop, tracing goes off,
+  // the pipe drains, the report comes, then tracefs is put back.
+  const RunStats stats = bind_all(reader, profile, session.mode(), options).stats;
   if (save_fd >= 0)
     ::close(save_fd);
   if (Status restored = session.restore(); !restored)
