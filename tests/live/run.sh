@@ -36,6 +36,11 @@ if [ "$(id -u)" != 0 ]; then
   echo "live: not run: they need root to configure the real tracefs"
   finish
 fi
+# The suite changes the machine's top-level tracing state and compares it
+# byte for byte: two suites (two checkouts) at once would see each other's
+# changes. Anything else that traces live on this machine takes this lock too.
+exec 9>/tmp/allocwatch-live.lock
+flock 9
 if [ ! -r "$T/available_events" ]; then
   echo "live: not run: no tracefs at $T (mount -t tracefs nodev $T)"
   finish
