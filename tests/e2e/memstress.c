@@ -1,6 +1,6 @@
 // memstress: memory pressure for allocwatch's VM test (make e2e).
 //
-//   memstress DATA_DIR SECONDS
+//   memstress DATA_DIR SECONDS [MEMCG_DIR]
 //
 // Without swap only page cache and slab caches are reclaimable, so the load
 // makes every kind of stall allocwatch is meant to explain, all at once:
@@ -10,7 +10,10 @@
 //   - a THP faulter asks for order-9 pages in MADV_HUGEPAGE regions, which
 //     over fragmented memory means direct compaction,
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
-//     so dentry and inode caches grow and super_cache_scan has work.
+//     so dentry and inode caches grow and super_cache_scan has work,
+//   - with MEMCG_DIR (a cgroup v2 directory with a small memory.max), one
+//     more reader streams the big files from inside that group: its page
+//     cache is charged there, so it reclaims its own group (memcg reclaim).
 // Direct reclaim comes from whoever allocates when kswapd falls behind.
 // At the end it prints the /proc/vmstat counters that prove the pressure.
 #define _GNU_SOURCE
@@ -67,6 +70,17 @@ static unsigned long meminfo_bytes(const char* name) {
       kb = strtoul(line + len + 1, NULL, 10);
   fclose(f);
   return kb * 1024;
+}
+
+// Moves the calling process into the cgroup v2 directory `dir`.
+static void join_cgroup(const char* dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+  FILE* f = fopen(path, "w");
+  if (!f)
+    die("open %s", path);
+  if (fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+    die("write %s", path);
 }
 
 static void read_big_files(int first) {
@@ -216,12 +230,13 @@ static void read_vmstat(unsigned long long values[NCOUNTERS]) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: memstress DATA_DIR SECONDS\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: memstress DATA_DIR SECONDS [MEMCG_DIR]\n");
     return 2;
   }
   data_dir = argv[1];
   int seconds = atoi(argv[2]);
+  const char* memcg_dir = argc == 4 ? argv[3] : NULL;
   page_size = sysconf(_SC_PAGESIZE);
   clock_gettime(CLOCK_MONOTONIC, &deadline);
   deadline.tv_sec += seconds;
@@ -236,11 +251,13 @@ int main(int argc, char** argv) {
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
   read_vmstat(before);
 
-  enum { READER0, READER1, HOG, THP, TREE, NWORKERS };
+  enum { READER0, READER1, HOG, THP, TREE, MEMCG_READER, NWORKERS };
   // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog", "thpflt", "treewlk"};
+  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog",
+                                              "thpflt",  "treewlk", "memcgrd"};
+  const int nworkers = memcg_dir ? NWORKERS : MEMCG_READER;
   pid_t pids[NWORKERS];
-  for (int i = 0; i < NWORKERS; i++) {
+  for (int i = 0; i < nworkers; i++) {
     pids[i] = fork();
     if (pids[i] < 0)
       die("fork");
@@ -267,12 +284,16 @@ int main(int argc, char** argv) {
       case TREE:
         walk_tree();
         break;
+      case MEMCG_READER:
+        join_cgroup(memcg_dir);
+        read_big_files(0);
+        break;
       }
       _exit(0);
     }
   }
   int failed = 0;
-  for (int i = 0; i < NWORKERS; i++) {
+  for (int i = 0; i < nworkers; i++) {
     int status;
     if (waitpid(pids[i], &status, 0) < 0)
       die("waitpid");
