@@ -1,5 +1,7 @@
 #include "bind/binder.h"
 
+#include "profile/stalls.h"
+
 #include <algorithm>
 
 namespace allocwatch {
@@ -58,7 +60,10 @@ void Binder::use_mode(Mode mode) {
     if (std::find(spec.modes.begin(), spec.modes.end(), mode) == spec.modes.end())
       continue;
     const std::size_t index = pairs_.size();
-    ActivePair& pair = pairs_.emplace_back(ActivePair{&spec, {}, nullptr});
+    ActivePair& pair = pairs_.emplace_back(ActivePair{&spec, {}, {}, nullptr});
+    for (const StallKind& stall : profile_.stalls)
+      if (std::find(stall.pairs.begin(), stall.pairs.end(), spec.name) != stall.pairs.end())
+        pair.kind = stall.kind;
     event_role(spec.begin).begins.push_back(index);
     event_role(spec.end).ends.push_back(index);
     for (const std::string& event : spec.claims) {
@@ -69,6 +74,9 @@ void Binder::use_mode(Mode mode) {
   }
   if (mode != Mode::Graph)
     return;
+  for (const StallKind& stall : profile_.stalls)
+    for (const std::string& function : stall.functions)
+      functions_[function].kind = stall.kind;
   for (const Binding& binding : profile_.bindings) {
     for (const std::string& function : binding.functions) {
       FunctionRole& role = functions_[function];
@@ -254,7 +262,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   if (record.ts - begin.ts < threshold_)
     return false;
   ++over_threshold_counter(stats_.pairs_over_threshold, active.over_threshold, active.spec->name);
-  emit(record, active.spec->name, &task, &active.claims, begin.ts, record.ts,
+  emit(record, active.spec->name, active.kind, &task, &active.claims, begin.ts, record.ts,
        begin.emitted ? std::string_view{} : std::string_view(begin.line), begin.seq);
   return true;
 }
@@ -303,7 +311,7 @@ void Binder::on_return(const Record& record) {
   if (orphan) {
     // Began before the trace: its name is unknown, so it claims nothing.
     ++over_threshold_counter(stats_.functions_over_threshold, orphan_over_threshold_, {});
-    emit(record, {}, nullptr, nullptr, start, end, {}, 0);
+    emit(record, {}, {}, nullptr, nullptr, start, end, {}, 0);
   } else if (record.name.empty()) {
     // The entry line tells the reader which function the bare "}" closes.
     emit_function(record, entry->name, task, start, end, entry->line);
@@ -320,12 +328,12 @@ void Binder::emit_function(const Record& closing, std::string_view name, TaskSta
   FunctionRole& role = found->second;
   ++over_threshold_counter(stats_.functions_over_threshold, role.over_threshold, name);
   const bool claims_any = !role.claims.words.empty();
-  emit(closing, name, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
+  emit(closing, name, role.kind, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
 }
 
-void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
-                  const EventSet* claims, Nanos start, Nanos end, std::string_view opening,
-                  std::uint64_t opening_seq) {
+void Binder::emit(const Record& closing, std::string_view span, std::string_view kind,
+                  TaskState* task, const EventSet* claims, Nanos start, Nanos end,
+                  std::string_view opening, std::uint64_t opening_seq) {
   lines_.clear();
   if (!opening.empty())
     lines_.push_back(opening);
@@ -353,7 +361,8 @@ void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
     }
   }
   lines_.push_back(closing.line);
-  sink_.incident(Incident{span, closing.pid, closing.comm, start, end, lines_});
+  const bool background = is_background_comm(profile_.background, closing.comm);
+  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_});
   if (claimed_any)
     task->held.remove_claimed(first);
 }
