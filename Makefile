@@ -5,7 +5,8 @@
 #   make test SAN=1   the same under ASan + UBSan (in build-san/)
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay a generated 500+ MB trace, print MB/s, lines/s, RSS
-#   make e2e          graph mode on Debian's stock kernel under qemu
+#   make e2e          graph mode on Debian's stock kernels under qemu
+#                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -95,10 +96,11 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(GENTRACE)
 	@scripts/bench.sh $(BUILD)
 
+KERNELS ?= 5.10 6.1 6.12 7.2
 e2e: deps
 	@scripts/install-deps.sh e2e
 	@$(MAKE) --no-print-directory $(BIN)
-	@scripts/vm-e2e.sh $(BIN)
+	@scripts/vm-e2e.sh $(BIN) $(KERNELS)
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch

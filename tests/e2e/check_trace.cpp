@@ -520,7 +520,7 @@ int count_forms(const char* path) {
     } else if (body.starts_with("} /* ") && body.ends_with(" */")) {
       const std::string_view inner = body.substr(5, body.size() - 8);
       form = inner.find(' ') == std::string_view::npos ? "return } /* f */"
-                                                        : "return with a value } /* f ... */";
+                                                       : "return with a value } /* f ... */";
     } else if (body.starts_with("/* ")) {
       form = "event";
     } else if (const auto open = body.find('('); open != std::string_view::npos && open > 0) {

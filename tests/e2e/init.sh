@@ -8,12 +8,14 @@
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
 #   allocwatch.seconds=N  length of each run's workload (default 20)
+#   allocwatch.no_run     no /run at all, as in a minimal root: allocwatch
+#                         must make its journal's home itself
 #
 # Results, one directory per run (run1, run2) plus kernel-wide facts:
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
-#   formats/ (thresh-0 capture), dmesg.txt; per run: label, tracefs.before/after,
-#   raw.trace, out.txt, err.txt, allocwatch.status, memstress.txt/.status,
-#   memcg.events.
+#   run-dir, formats/ (thresh-0 capture), restore/ (kill -9, then --restore),
+#   dmesg.txt; per run: label, tracefs.before/after, raw.trace, out.txt,
+#   err.txt, allocwatch.status, memstress.txt/.status, memcg.events, journals.
 export PATH=/bin
 mount -t devtmpfs devtmpfs /dev
 # The initramfs has no /dev/console node, so the kernel could not give init
@@ -51,8 +53,11 @@ disk_with_serial() {
 data_disk=$(disk_with_serial aw-data)
 results_disk=$(disk_with_serial aw-results)
 
-mkdir -p /mnt/data /run /tmp
-mount -t tmpfs tmpfs /run
+mkdir -p /mnt/data /tmp
+case $cmdline in
+  *" allocwatch.no_run "*) ;;
+  *) mkdir /run && mount -t tmpfs tmpfs /run ;;
+esac
 mount -t ext4 "$data_disk" /mnt/data || fail "mount $data_disk"
 tracing=/sys/kernel/tracing
 mount -t tracefs nodev $tracing || fail "mount tracefs"
@@ -68,7 +73,9 @@ memcg=/sys/fs/cgroup/allocwatch-e2e
 mount -t cgroup2 none /sys/fs/cgroup || fail "mount cgroup2"
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control || fail "enable the memory controller"
 mkdir "$memcg" || fail "mkdir $memcg"
-echo $((48 * 1024 * 1024)) >"$memcg/memory.max" || fail "memory.max"
+# Small, so that the group meets its limit before global reclaim (from the
+# rest of the workload) has taken its page cache away.
+echo $((16 * 1024 * 1024)) >"$memcg/memory.max" || fail "memory.max"
 
 # Every tracefs file allocwatch could change, with its content.
 snapshot_tracefs() {
@@ -98,6 +105,7 @@ echo madvise >/sys/kernel/mm/transparent_hugepage/defrag
 # has MGLRU, which function_graph options, which vmscan/compaction events,
 # and which of the default profile's function names it can trace.
 uname -r >"$results/kernel"
+if [ -d /run ]; then echo "/run exists" >"$results/run-dir"; else echo "no /run" >"$results/run-dir"; fi
 lru_gen=/sys/kernel/mm/lru_gen/enabled
 if [ -e $lru_gen ]; then cat $lru_gen >"$results/lru_gen"; else echo none >"$results/lru_gen"; fi
 ls $tracing/options >"$results/options"
@@ -159,6 +167,12 @@ run_allocwatch() {
   wait "$loader"
   echo "allocwatch-e2e: allocwatch exited with status $(cat "$dir/allocwatch.status")"
   snapshot_tracefs >"$dir/tracefs.after"
+  list_journals >"$dir/journals"
+}
+
+# Journals left behind (there should be none after a run ends).
+list_journals() {
+  if [ -d /run/allocwatch ]; then ls /run/allocwatch; else echo "no /run/allocwatch"; fi
 }
 
 mglru_state() {
@@ -214,6 +228,33 @@ capture_formats() {
   echo "allocwatch-e2e: captured $(wc -l <"$dir/raw.trace") lines with tracing_thresh 0"
 }
 capture_formats
+
+# A run killed with SIGKILL once tracing is set up, then allocwatch --restore,
+# which must find the journal and put tracefs back.
+kill_then_restore() {
+  dir=$results/restore
+  mkdir -p "$dir"
+  snapshot_tracefs >"$dir/tracefs.before"
+  allocwatch -t 100us -p default >/dev/null 2>"$dir/err.txt" &
+  pid=$!
+  waited=0
+  while [ "$(cat $tracing/current_tracer)" = nop ] && [ $waited -lt 600 ] &&
+    kill -0 $pid 2>/dev/null; do
+    waited=$((waited + 1))
+    usleep 100000
+  done
+  sleep 1
+  kill -KILL $pid
+  wait $pid
+  snapshot_tracefs >"$dir/tracefs.killed"
+  list_journals >"$dir/journals.killed"
+  allocwatch --restore >"$dir/restore.out" 2>"$dir/restore.err"
+  echo $? >"$dir/restore.status"
+  snapshot_tracefs >"$dir/tracefs.after"
+  list_journals >"$dir/journals"
+  echo "allocwatch-e2e: killed allocwatch, --restore exited with status $(cat "$dir/restore.status")"
+}
+kill_then_restore
 
 dmesg >"$results/dmesg.txt"
 (cd "$results" && tar -cf "$results_disk" .) || fail "tar to $results_disk"

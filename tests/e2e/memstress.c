@@ -12,8 +12,9 @@
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
 //     so dentry and inode caches grow and super_cache_scan has work,
 //   - with MEMCG_DIR (a cgroup v2 directory with a small memory.max), one
-//     more reader streams the big files from inside that group: its page
-//     cache is charged there, so it reclaims its own group (memcg reclaim).
+//     more reader streams DATA_DIR/memcg0 from inside that group: a file of
+//     its own, since page cache stays charged to whoever read it first, so
+//     it reclaims its own group (memcg reclaim).
 // Direct reclaim comes from whoever allocates when kswapd falls behind.
 // At the end it prints the /proc/vmstat counters that prove the pressure.
 #define _GNU_SOURCE
@@ -83,14 +84,15 @@ static void join_cgroup(const char* dir) {
     die("write %s", path);
 }
 
-static void read_big_files(int first) {
+// Reads PREFIX0, PREFIX1, ... PREFIX<nfiles-1> in DATA_DIR, starting at the
+// file `first` and cycling until the time is up.
+static void read_files(const char* prefix, int nfiles, int first) {
   char* buf = malloc(MIB);
   if (!buf)
     die("malloc");
   char path[4096];
   for (int round = first; time_left(); round++) {
-    // big0, big1, ...: each reader starts at its own file and cycles.
-    snprintf(path, sizeof path, "%s/big%d", data_dir, round % 2);
+    snprintf(path, sizeof path, "%s/%s%d", data_dir, prefix, round % nfiles);
     int fd = open(path, O_RDONLY);
     if (fd < 0)
       die("open %s", path);
@@ -143,9 +145,13 @@ static void hog_anon(unsigned long target) {
 }
 
 // Faults order-9 pages in MADV_HUGEPAGE regions; with defrag=madvise each
-// fault that finds no free 2 MiB block compacts (or reclaims) directly.
+// fault that finds no free 2 MiB block compacts (or reclaims) directly. Each
+// region is freed only after the next one is faulted, and a pause lets the
+// readers' page cache scatter over the freed blocks: otherwise the faulter
+// would mostly get back the huge pages it just freed, and not compact.
 static void fault_huge_pages(void) {
   const size_t region = 8 * HUGE_PAGE;
+  char* previous = NULL;
   while (time_left()) {
     char* raw =
         mmap(NULL, region + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -156,7 +162,10 @@ static void fault_huge_pages(void) {
       die("madvise(MADV_HUGEPAGE)");
     for (size_t off = 0; off < region; off += HUGE_PAGE)
       p[off] = 1;
-    munmap(raw, region + HUGE_PAGE);
+    if (previous)
+      munmap(previous, region + HUGE_PAGE);
+    previous = raw;
+    usleep(50 * 1000);
   }
 }
 
@@ -273,7 +282,8 @@ int main(int argc, char** argv) {
       switch (i) {
       case READER0:
       case READER1:
-        read_big_files(i);
+        // big0 and big1, each reader starting at its own.
+        read_files("big", 2, i);
         break;
       case HOG:
         hog_anon(hog);
@@ -286,7 +296,7 @@ int main(int argc, char** argv) {
         break;
       case MEMCG_READER:
         join_cgroup(memcg_dir);
-        read_big_files(0);
+        read_files("memcg", 1, 0);
         break;
       }
       _exit(0);
