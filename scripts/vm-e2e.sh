@@ -377,8 +377,8 @@ check() { # TEXT COMMAND...: ok when the command succeeds
 # Checks of one run, each a function of the run's directory (the guest's
 # results for it) that prints ok/FAIL lines through result() or check().
 # To check more of every run, add a function to this list.
-run_checks=(check_graph_mode check_output check_replay check_statuses check_restored
-  check_no_journal)
+run_checks=(check_graph_mode check_output check_allocator_called check_replay check_statuses
+  check_restored check_no_journal)
 
 check_graph_mode() {
   check "allocwatch chose graph mode: $(head -n 1 "$1/err.txt" 2>/dev/null)" \
@@ -397,6 +397,15 @@ check_output() {
     result "$verdict" "$text"
   done < <(grep -E '^(ok|FAIL) ' "$1/e2e-check.log")
   [ $status -le 1 ] || result FAIL "e2e-check could not check: $(tail -n 1 "$1/e2e-check.log")"
+}
+
+# The page allocator under the name this kernel gave it (the profile's first
+# function) is what the workload's slow allocations returned from.
+check_allocator_called() {
+  local name n
+  name=$(chosen_functions "$1/../check.txt" | awk 'NR == 1 { print $2 }')
+  n=$(sed -n "s/^raw: \([0-9]*\) returns over threshold: $name\$/\1/p" "$1/e2e-check.log")
+  check "the page allocator, $name here, returned over threshold ${n:-0} times" [ "${n:-0}" -gt 0 ]
 }
 
 check_replay() {

@@ -9,6 +9,9 @@
 //     every other page out of what it holds, which fragments free memory,
 //   - a THP faulter asks for order-9 pages in MADV_HUGEPAGE regions, which
 //     over fragmented memory means direct compaction,
+//   - a compactor asks the kernel to compact all memory every 2 s
+//     (/proc/sys/vm/compact_memory), so that compact_zone runs with its
+//     tracepoints on every kernel even when no THP fault has to compact,
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
 //     so dentry and inode caches grow and super_cache_scan has work,
 //   - with MEMCG_DIR (a cgroup v2 directory with a small memory.max), one
@@ -169,6 +172,18 @@ static void fault_huge_pages(void) {
   }
 }
 
+static void compact_memory(void) {
+  while (time_left()) {
+    sleep(2);
+    int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+    if (fd < 0)
+      die("open /proc/sys/vm/compact_memory");
+    if (write(fd, "1", 1) != 1)
+      die("write /proc/sys/vm/compact_memory");
+    close(fd);
+  }
+}
+
 static void stat_tree(const char* dir) {
   DIR* d = opendir(dir);
   if (!d)
@@ -260,10 +275,10 @@ int main(int argc, char** argv) {
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
   read_vmstat(before);
 
-  enum { READER0, READER1, HOG, THP, TREE, MEMCG_READER, NWORKERS };
+  enum { READER0, READER1, HOG, THP, COMPACTOR, TREE, MEMCG_READER, NWORKERS };
   // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog",
-                                              "thpflt",  "treewlk", "memcgrd"};
+  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog", "thpflt",
+                                              "compact", "treewlk", "memcgrd"};
   const int nworkers = memcg_dir ? NWORKERS : MEMCG_READER;
   pid_t pids[NWORKERS];
   for (int i = 0; i < nworkers; i++) {
@@ -290,6 +305,9 @@ int main(int argc, char** argv) {
         break;
       case THP:
         fault_huge_pages();
+        break;
+      case COMPACTOR:
+        compact_memory();
         break;
       case TREE:
         walk_tree();
