@@ -18,8 +18,9 @@
 # Results land in $(dirname BIN)/e2e/KERNEL/, the table in e2e/summary.txt.
 # Environment: E2E_SECONDS workload per run (20), E2E_TIMEOUT per boot (600),
 # E2E_REFRESH=1 asks each suite again for its newest kernel (otherwise a
-# cached kernel is used and nothing is downloaded), E2E_NO_RUN=1 boots the
-# guest without /run.
+# cached kernel is used and nothing is downloaded; if the refresh fails, the
+# cached one still is), E2E_MIRROR the Debian mirror (http://deb.debian.org),
+# E2E_NO_RUN=1 boots the guest without /run.
 # Exit status: 0 every check passed; 1 some check failed; 77 none failed but
 # some kernel was skipped because its package could not be fetched (each
 # reason is in e2e/skipped and in the table).
@@ -57,6 +58,7 @@ done
 guest_mem=384M
 workload_seconds=${E2E_SECONDS:-20}
 boot_timeout=${E2E_TIMEOUT:-600}
+mirror=${E2E_MIRROR:-http://deb.debian.org}
 threshold_us=100
 
 log() { echo "e2e: $*"; }
@@ -73,9 +75,9 @@ apt_options() {
   [ -e "$dir/status" ] || : >"$dir/status"
   local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   {
-    echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main"
+    echo "deb [signed-by=$keyring] $mirror/debian $suite main"
     [ "$suite" = sid ] ||
-      echo "deb [signed-by=$keyring] http://deb.debian.org/debian-security $suite-security main"
+      echo "deb [signed-by=$keyring] $mirror/debian-security $suite-security main"
   } >"$dir/sources.list"
   apt=(-q -o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=-
     -o "Dir::Etc::preferences=$dir/empty/preferences" -o "Dir::Etc::preferencesparts=$dir/empty"
@@ -85,24 +87,41 @@ apt_options() {
     -o APT::Sandbox::User=root)
 }
 
+# The first error apt logged, with its explanation line.
+apt_error() {
+  { grep -m 1 -A 1 -E '^(E|Err|W):' "$1" || tail -n 1 "$1"; } | tr -s '\n ' '  ' | sed 's/ $//'
+}
+
 # fetch_kernel KERNEL: .cache/e2e/KERNEL/debs holds its packages afterwards,
 # or it returns 1 with the reason in $skip_reason. Downloads only when
-# nothing is cached (or E2E_REFRESH is set).
+# nothing is cached (or E2E_REFRESH is set: then a failure falls back on what
+# is cached).
 fetch_kernel() {
-  local k=$1 suite dir=$cache/$1
-  suite=$(suite_of "$k")
+  local k=$1 dir=$cache/$1
   if [ -f "$dir/packages" ] && [ -z "${E2E_REFRESH:-}" ]; then
     return 0
   fi
+  download_kernel "$k" && return 0
+  [ -f "$dir/packages" ] || return 1
+  log "$k: the refresh failed ($skip_reason); the cached $(cat "$dir/packages")is used"
+}
+
+download_kernel() {
+  local k=$1 suite dir=$cache/$1
+  suite=$(suite_of "$k")
   apt_options "$suite"
   local apt_log=$work/$k/apt.log
   if ! apt-get "${apt[@]}" update >"$apt_log" 2>&1; then
-    skip_reason="apt-get update of $suite failed: $(grep -m 1 -E '^(E|Err|W):' "$apt_log" || tail -n 1 "$apt_log")"
+    skip_reason="apt-get update of $suite failed: $(apt_error "$apt_log")"
     return 1
   fi
   local image release
   image=$(apt-cache "${apt[@]}" depends linux-image-amd64 2>/dev/null |
     awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+  if [ -z "$image" ]; then
+    skip_reason="$suite lists no linux-image-amd64 (apt-get update: $(apt_error "$apt_log"))"
+    return 1
+  fi
   if [[ $image != linux-image-$k.* ]]; then
     # The suite has moved past KERNEL: one of its KERNEL images still listed
     # will do; otherwise KERNELS needs updating, and the skip says so.
@@ -110,7 +129,7 @@ fetch_kernel() {
     listed=$(apt-cache "${apt[@]}" pkgnames "linux-image-$k." 2>/dev/null |
       grep -E "^linux-image-$(sed 's/\./\\./g' <<<"$k")\.[0-9].*-amd64$" | sort -V | tail -n 1 || true)
     if [ -z "$listed" ]; then
-      skip_reason="$suite's linux-image-amd64 depends on ${image:-nothing}, and $suite has no linux-image-$k.*-amd64"
+      skip_reason="$suite's linux-image-amd64 depends on $image, and $suite has no linux-image-$k.*-amd64"
       return 1
     fi
     image=$listed
@@ -129,7 +148,7 @@ fetch_kernel() {
   # shellcheck disable=SC2086
   if ! (cd "$tmp" && apt-get "${apt[@]}" download $packages) >>"$apt_log" 2>&1; then
     rm -rf "$tmp"
-    skip_reason="apt-get download of $packages from $suite failed: $(grep -m 1 -E '^(E|Err|W):' "$apt_log" || tail -n 1 "$apt_log")"
+    skip_reason="apt-get download of $packages from $suite failed: $(apt_error "$apt_log")"
     return 1
   fi
   rm -rf "$dir"
@@ -759,7 +778,7 @@ done
 {
   echo "e2e: kernels $kernels, ${workload_seconds} s of workload per run, accelerator ${accel_name:-none} (${accel_reason:-no kernel booted})"
   print_summary
-  printf 'e2e: time %s\n' "${timings[@]}"
+  [ ${#timings[@]} = 0 ] || printf 'e2e: time %s\n' "${timings[@]}"
   [ ${#skipped[@]} = 0 ] || printf 'e2e: SKIPPED %s\n' "${skipped[@]}"
   echo "e2e: $total_passed passed, $total_failed failed, ${#skipped[@]} kernels skipped, total $((SECONDS - started)) s"
 } | tee "$work/summary.txt"

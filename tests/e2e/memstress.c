@@ -5,11 +5,13 @@
 // Without swap only page cache and slab caches are reclaimable, so the load
 // makes every kind of stall allocwatch is meant to explain, all at once:
 //   - readers stream DATA_DIR/big* through the page cache (more than RAM),
-//   - an anonymous hog grows in bursts to most of the memory and punches
-//     every other page out of what it holds, which fragments free memory,
+//   - two anonymous hogs grow in bursts, side by side, to most of the
+//     memory and punch every other page out of what they hold, which
+//     fragments free memory; two, so that they allocate faster than kswapd
+//     frees even where it is quick (MGLRU), and someone reclaims directly,
 //   - a THP faulter asks for order-9 pages in MADV_HUGEPAGE regions, which
 //     over fragmented memory means direct compaction,
-//   - a compactor asks the kernel to compact all memory every 2 s
+//   - a compactor asks the kernel to compact all memory every 4 s
 //     (/proc/sys/vm/compact_memory), so that compact_zone runs with its
 //     tracepoints on every kernel even when no THP fault has to compact,
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
@@ -129,8 +131,11 @@ static void hog_anon(unsigned long target) {
         die("mmap");
       // Small pages only: the hog's job is to fragment, not to take THPs.
       madvise(p, chunk_size, MADV_NOHUGEPAGE);
-      for (size_t off = 0; off < chunk_size; off += page_size)
-        p[off] = (char)off | 1;
+      // Faulted in one go in the kernel where it can be (5.14+), the
+      // fastest way to allocate; touched page by page elsewhere.
+      if (madvise(p, chunk_size, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < chunk_size; off += page_size)
+          p[off] = (char)off | 1;
       full[nfull++] = p;
       used += chunk_size;
     }
@@ -174,7 +179,7 @@ static void fault_huge_pages(void) {
 
 static void compact_memory(void) {
   while (time_left()) {
-    sleep(2);
+    sleep(4);
     int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
     if (fd < 0)
       die("open /proc/sys/vm/compact_memory");
@@ -266,19 +271,20 @@ int main(int argc, char** argv) {
   deadline.tv_sec += seconds;
 
   // Leave room for the kernel, the initramfs and the tracer; the rest is the
-  // hog's, so that page cache is all that is left to reclaim.
+  // hogs', so that page cache is all that is left to reclaim.
   unsigned long available = meminfo_bytes("MemAvailable");
   unsigned long hog = available / 100 * 70;
-  printf("memstress: %lu MiB available, hog %lu MiB, %d s\n", available / MIB, hog / MIB, seconds);
+  printf("memstress: %lu MiB available, hogs %lu MiB, %d s\n", available / MIB, hog / MIB,
+         seconds);
   fflush(stdout);
 
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
   read_vmstat(before);
 
-  enum { READER0, READER1, HOG, THP, COMPACTOR, TREE, MEMCG_READER, NWORKERS };
+  enum { READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, MEMCG_READER, NWORKERS };
   // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog", "thpflt",
-                                              "compact", "treewlk", "memcgrd"};
+  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhg0", "anonhg1",
+                                              "thpflt",  "compact", "treewlk", "memcgrd"};
   const int nworkers = memcg_dir ? NWORKERS : MEMCG_READER;
   pid_t pids[NWORKERS];
   for (int i = 0; i < nworkers; i++) {
@@ -300,8 +306,9 @@ int main(int argc, char** argv) {
         // big0 and big1, each reader starting at its own.
         read_files("big", 2, i);
         break;
-      case HOG:
-        hog_anon(hog);
+      case HOG0:
+      case HOG1:
+        hog_anon(hog / 2);
         break;
       case THP:
         fault_huge_pages();
