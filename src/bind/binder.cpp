@@ -57,8 +57,7 @@ Binder::~Binder() = default;
 
 Binder::EventRole& Binder::event_role(const std::string& name) {
   auto found = events_.find(name);
-  if (found == events_.end())
-  {
+  if (found == events_.end()) {
     EventRole role;
     role.id = static_cast<EventId>(events_.size());
     found = events_.emplace(name, std::move(role)).first;
@@ -192,8 +191,10 @@ bool Binder::claimable_later(const TaskState& task, HeldRef line) const {
 // Lines are released oldest first and the first line some span could still
 // claim stops it: what stays behind it is released later.
 void Binder::release(TaskState& task) {
-  while (!task.held.empty() && !claimable_later(task, task.held.oldest))
+  while (!task.held.empty() && !claimable_later(task, task.held.oldest)) {
     store_.remove(task.held.oldest);
+    ++stats_.held_released;
+  }
 }
 
 void Binder::passed_outermost(const Record& record) {

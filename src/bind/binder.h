@@ -69,10 +69,10 @@ private:
   // What an event name means in the mode in use.
   struct EventRole {
     EventId id = 0;
-    bool claimable = false;          // some span claims it: hold it
-    bool bound_to_function = false;  // some function's span claims it
-    std::vector<std::size_t> begins; // active pairs it begins
-    std::vector<std::size_t> ends;   // active pairs it ends
+    bool claimable = false;              // some span claims it: hold it
+    bool bound_to_function = false;      // some function's span claims it
+    std::vector<std::size_t> begins;     // active pairs it begins
+    std::vector<std::size_t> ends;       // active pairs it ends
     std::vector<std::size_t> claimed_by; // active pairs that claim it
   };
   struct FunctionRole {

@@ -33,8 +33,8 @@ HeldRef HeldStore::room_at_tail(std::size_t size) const {
 void HeldStore::pad_to_end(std::size_t at) {
   // Too little room left for a header: the reader knows such a tail is a gap.
   if (capacity_ - at >= sizeof(Header))
-    new (buf_.get() + at) Header{nullptr, 0, 0, static_cast<std::uint32_t>(capacity_ - at), 0,
-                                 kNoLine, kNoLine, 0, 0};
+    new (buf_.get() + at) Header{
+        nullptr, 0, 0, static_cast<std::uint32_t>(capacity_ - at), 0, kNoLine, kNoLine, 0, 0};
 }
 
 void HeldStore::unlink(Header& h) {
@@ -152,14 +152,14 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
     used_ += capacity_ - tail_;
   }
   new (buf_.get() + at) Header{&list,
-                                           seq,
-                                           ts,
-                                           static_cast<std::uint32_t>(size),
-                                           static_cast<std::uint32_t>(line.size()),
-                                           list.newest,
-                                           kNoLine,
-                                           event,
-                                           0};
+                               seq,
+                               ts,
+                               static_cast<std::uint32_t>(size),
+                               static_cast<std::uint32_t>(line.size()),
+                               list.newest,
+                               kNoLine,
+                               event,
+                               0};
   std::memcpy(buf_.get() + at + sizeof(Header), line.data(), line.size());
   if (list.newest != kNoLine)
     header(list.newest).next = at;
@@ -182,8 +182,8 @@ void HeldStore::remove(HeldRef ref) {
   unlink(header(ref));
   // Free the gaps at the oldest end now: an empty store starts over at 0,
   // so a quiet run touches only the first pages.
-  while (used_ > 0 &&
-         (capacity_ - head_ < sizeof(Header) || header(static_cast<HeldRef>(head_)).owner == nullptr))
+  while (used_ > 0 && (capacity_ - head_ < sizeof(Header) ||
+                       header(static_cast<HeldRef>(head_)).owner == nullptr))
     pop_oldest();
 }
 

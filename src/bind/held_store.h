@@ -39,7 +39,7 @@ class HeldStore {
 public:
   // What one held line costs besides its text.
   static constexpr std::size_t kLineOverhead = 48;
-  static constexpr std::size_t kMinCapacity = 4096;
+  static constexpr std::size_t kMinCapacity = 1024;
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
 
   // `capacity` bytes, clamped to [kMinCapacity, kMaxCapacity]. The memory is

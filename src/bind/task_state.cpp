@@ -76,7 +76,8 @@ void TaskState::note_emitted(std::uint64_t seq) {
 }
 
 std::size_t TaskState::heap_bytes() const {
-  std::size_t bytes = entries_.capacity() * sizeof(OpenEntry) + begins_.capacity() * sizeof(OpenBegin);
+  std::size_t bytes =
+      entries_.capacity() * sizeof(OpenEntry) + begins_.capacity() * sizeof(OpenBegin);
   for (const OpenEntry& entry : entries_)
     bytes += entry.name.capacity() + entry.line.capacity();
   for (const OpenBegin& begin : begins_)

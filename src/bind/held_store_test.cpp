@@ -1,0 +1,139 @@
+#include "bind/held_store.h"
+
+#include <doctest/doctest.h>
+#include <string>
+#include <vector>
+
+using namespace allocwatch;
+
+namespace {
+
+using Lines = std::vector<std::string>;
+
+Lines lines_of(const HeldStore& store, const HeldList& list) {
+  Lines lines;
+  std::uint32_t walked = 0;
+  for (HeldRef ref = list.oldest; ref != kNoLine; ref = store.newer(ref)) {
+    lines.emplace_back(store.line(ref));
+    ++walked;
+  }
+  CHECK(walked == list.count);
+  // And back, newest first: both directions agree.
+  Lines back;
+  for (HeldRef ref = list.newest; ref != kNoLine; ref = store.older(ref))
+    back.emplace_back(store.line(ref));
+  CHECK(Lines(back.rbegin(), back.rend()) == lines);
+  return lines;
+}
+
+// A line whose record takes exactly `record` bytes in the store.
+std::string sized(const std::string& name, std::size_t record) {
+  std::string line = name;
+  line.resize(record - HeldStore::kLineOverhead, '.');
+  return line;
+}
+
+} // namespace
+
+TEST_CASE("each list keeps its lines in input order; removal anywhere") {
+  HeldStore store(1 << 16);
+  HeldList a;
+  HeldList b;
+  for (int i = 0; i < 5; ++i) {
+    CHECK(store.push(a, i, 2 * i, 0, "a" + std::to_string(i)) == 0);
+    CHECK(store.push(b, i, 2 * i + 1, 1, "b" + std::to_string(i)) == 0);
+  }
+  CHECK(lines_of(store, a) == Lines{"a0", "a1", "a2", "a3", "a4"});
+  store.remove(store.newer(a.oldest)); // a1
+  store.remove(a.newest);              // a4
+  store.remove(b.oldest);              // b0
+  CHECK(lines_of(store, a) == Lines{"a0", "a2", "a3"});
+  CHECK(lines_of(store, b) == Lines{"b1", "b2", "b3", "b4"});
+  CHECK(store.ts(a.newest) == 3);
+  CHECK(store.seq(b.oldest) == 3);
+  CHECK(store.event(b.oldest) == 1);
+  CHECK(store.lines() == 7);
+  CHECK(store.held_bytes() == 7 * (HeldStore::kLineOverhead + 8));
+}
+
+TEST_CASE("the global bound drops the oldest held lines of any task first, and counts them") {
+  // Room for exactly 8 records of 128 bytes.
+  HeldStore store(8 * 128);
+  HeldList a;
+  HeldList b;
+  for (int i = 0; i < 4; ++i) {
+    CHECK(store.push(a, i, 2 * i, 0, sized("a" + std::to_string(i), 128)) == 0);
+    CHECK(store.push(b, i, 2 * i + 1, 0, sized("b" + std::to_string(i), 128)) == 0);
+  }
+  // Full: the next line drops the oldest, a0; then b0, then a1.
+  CHECK(store.push(b, 4, 8, 0, sized("b4", 128)) == 1);
+  CHECK(store.seq(a.oldest) == 2);
+  CHECK(store.push(b, 5, 9, 0, sized("b5", 128)) == 1);
+  CHECK(store.seq(b.oldest) == 3);
+  // A line twice as large drops two.
+  CHECK(store.push(a, 6, 10, 0, sized("a6", 256)) == 2); // a1 and b1
+  CHECK(store.seq(a.oldest) == 4);
+  CHECK(store.seq(b.oldest) == 5);
+  CHECK(store.lines() == 7);
+  CHECK(store.held_bytes() <= store.capacity());
+  // Larger than the whole store: not kept, counted as one.
+  CHECK(store.push(a, 7, 11, 0, std::string(2000, 'x')) == 1);
+  CHECK(store.lines() == 7);
+}
+
+TEST_CASE("released lines leave gaps that are reused without dropping held lines") {
+  HeldStore store(16 * 128);
+  HeldList quiet; // one old line that stays held throughout
+  HeldList busy;
+  store.push(quiet, 0, 0, 0, sized("old", 128));
+  std::uint64_t seq = 1;
+  for (int round = 0; round < 1000; ++round) {
+    for (int i = 0; i < 3; ++i, ++seq)
+      CHECK(store.push(busy, static_cast<Nanos>(seq), seq, 0,
+                       sized("x" + std::to_string(seq), 128)) == 0);
+    while (busy.count > 1)
+      store.remove(busy.oldest); // released: claimed or dead
+  }
+  CHECK(lines_of(store, quiet) == Lines{sized("old", 128)});
+  CHECK(busy.count == 1);
+  CHECK(store.compactions() > 0);    // the old line pinned the oldest end: slid
+  CHECK(store.compactions() < 1000); // but not at every line
+}
+
+TEST_CASE("sliding lines together keeps every list whole, across the end of the buffer") {
+  HeldStore store(8192);
+  std::vector<HeldList> lists(5);
+  std::vector<Lines> want(5);
+  std::uint64_t seq = 0;
+  std::size_t dropped = 0;
+  // Lines of varied sizes, some released at once, many laps of the ring.
+  for (int i = 0; i < 20000; ++i) {
+    const std::size_t task = static_cast<std::size_t>(i * 7 % 5);
+    const std::string line =
+        "l" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 97), '-');
+    dropped += store.push(lists[task], i, ++seq, 0, line);
+    want[task].push_back(line);
+    if (i % 3 != 0) {
+      store.remove(lists[task].newest);
+      want[task].pop_back();
+    }
+    if ((i % 11 == 0 || lists[task].count > 3) && !lists[task].empty()) {
+      store.remove(lists[task].oldest);
+      want[task].erase(want[task].begin());
+    }
+  }
+  CHECK(dropped == 0);
+  for (std::size_t t = 0; t < 5; ++t)
+    CHECK(lines_of(store, lists[t]) == want[t]);
+}
+
+TEST_CASE("an emptied store starts over at its first byte") {
+  HeldStore store(1 << 20);
+  HeldList list;
+  for (int i = 0; i < 100; ++i) {
+    store.push(list, i, static_cast<std::uint64_t>(i), 0, std::string(100, 'x'));
+    store.remove(list.oldest);
+  }
+  store.push(list, 100, 100, 0, "y");
+  CHECK(list.oldest == 0); // only the first pages were ever touched
+}
