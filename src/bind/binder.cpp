@@ -12,6 +12,10 @@ namespace {
 constexpr std::uint64_t kSweepEvery = 1u << 16;
 // Idle task states kept for reuse.
 constexpr std::size_t kSpareTasks = 64;
+// A sweep also runs when the tasks known have doubled since the last one
+// (and are at least this many): a storm of tasks that appear once each is
+// forgotten as fast as it comes, at O(1) a task.
+constexpr std::size_t kSweepAtTasks = 4096;
 // When the held lines fill this much of the store, a sweep releases what it
 // can before the store has to drop lines; at most once per this many lines.
 constexpr std::size_t kFullEighths = 7;
@@ -127,6 +131,8 @@ TaskState* Binder::find_task(const Record& record) {
 TaskState& Binder::task_for(const Record& record) {
   if (TaskState* task = find_task(record))
     return *task;
+  if (tasks_.size() >= sweep_at_tasks_)
+    sweep();
   std::unique_ptr<TaskState> task;
   if (spare_tasks_.empty()) {
     task = std::make_unique<TaskState>();
@@ -158,6 +164,7 @@ void Binder::sweep() {
     it = tasks_.erase(it);
   }
   cached_task_ = nullptr;
+  sweep_at_tasks_ = std::max(kSweepAtTasks, 2 * tasks_.size());
 }
 
 void Binder::drop_held_before(TaskState& task, Nanos cutoff) {

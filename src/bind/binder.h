@@ -52,7 +52,8 @@ public:
   std::optional<Mode> mode() const { return mode_; }
 
   // Memory in use, for tests: the tasks known (an idle one is forgotten by the
-  // sweep that runs every 65536 lines), and the lines they hold.
+  // sweep that runs every 65536 lines, and whenever the tasks known have
+  // doubled), and the lines they hold.
   std::size_t tasks() const { return tasks_.size(); }
   std::size_t held_lines() const { return store_.lines(); }
   const HeldStore& store() const { return store_; }
@@ -133,6 +134,7 @@ private:
   HeldStore store_; // before tasks_: the tasks' lists point into it
   bool release_;
   std::uint64_t last_sweep_ = 0; // seq_ of the last sweep
+  std::size_t sweep_at_tasks_ = 4096;
   std::unordered_map<std::uint64_t, std::unique_ptr<TaskState>> tasks_;
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;

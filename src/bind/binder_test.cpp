@@ -895,3 +895,189 @@ TEST_CASE("parser, binder and sinks survive mutated real traces") {
     CHECK(stats.lines_read == lines);
   }
 }
+
+// ---- releasing held lines (DESIGN.md, "Releasing held lines") ----
+
+TEST_CASE("release, events mode: a line no open begin can reach goes at the task's next line") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive"); // no pair open
+  CHECK(t.binder.held_lines() == 1);
+  // 3 us later is within reach of a begin at that time (1 us slack, 1 us of
+  // truncation, 1 us spare): kept.
+  t.event(task1, 1003 * us, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.binder.held_lines() == 2);
+  t.event(task1, 1003 * us + 1, "mm_vmscan_lru_shrink_inactive");
+  CHECK(t.binder.held_lines() == 2); // the first went
+  CHECK(t.stats.held_released == 1);
+  CHECK(t.stats.pending_expired == 0); // released, not expired: nothing was lost
+}
+
+TEST_CASE("release, events mode: the 1 us slack still claims a line just before a begin") {
+  Trace t(100 * us, Mode::Events);
+  const std::string lru = t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string begin = t.event(task1, 1001 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string end = t.event(task1, 1200 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.only_incident() == Lines{begin, lru, end});
+}
+
+TEST_CASE("release, events mode: an open begin keeps what it can claim, not what lies before") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  const std::string begin = t.event(task1, 1100 * us, "mm_vmscan_direct_reclaim_begin");
+  CHECK(t.binder.held_lines() == 0); // 100 us before the begin: no span reaches it
+  const std::string lru = t.event(task1, 1150 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 5000 * us, "mm_compaction_kcompactd_sleep"); // time goes on; the begin is open
+  CHECK(t.binder.held_lines() == 1);
+  const std::string end = t.event(task1, 5100 * us, "mm_vmscan_direct_reclaim_end");
+  CHECK(t.only_incident() == Lines{begin, lru, end});
+}
+
+TEST_CASE("release, events mode: a line claimed by two pairs waits for both") {
+  Trace t(100 * us, Mode::Events);
+  t.event(task1, 1000 * us, "mm_vmscan_memcg_reclaim_begin");
+  t.event(task1, 1010 * us, "mm_vmscan_direct_reclaim_begin");
+  const std::string lru = t.event(task1, 1020 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task1, 1030 * us, "mm_vmscan_direct_reclaim_end"); // 20 us: under threshold
+  t.event(task1, 1040 * us, "mm_compaction_kcompactd_sleep");
+  CHECK(t.binder.held_lines() == 1); // memcg_reclaim, still open, can claim it
+  const std::string end = t.event(task1, 1500 * us, "mm_vmscan_memcg_reclaim_end");
+  REQUIRE(t.sink.incidents.size() == 1);
+  CHECK(t.incident(0).lines.at(1) == lru);
+}
+
+TEST_CASE("release, graph mode: a return at depth 0 proves every call around a line returned") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.ret(task1, 1050 * us, 60 * us, "try_to_free_pages", 1); // depth 1: proves nothing
+  CHECK(t.binder.held_lines() == 1);
+  t.ret(task1, 1060 * us, 80 * us, "__alloc_pages", 0);
+  CHECK(t.binder.held_lines() == 0);
+  CHECK(t.stats.held_released == 1);
+}
+
+TEST_CASE("release, graph mode: a line within 3 us of the depth-0 line stays") {
+  Trace t(100 * us);
+  const std::string lru = t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.ret(task1, 1003 * us, 10 * us, "__alloc_pages", 0);
+  CHECK(t.binder.held_lines() == 1);
+  // A call starting right after that return can still claim it (the slack).
+  const std::string ret = t.ret(task1, 1200 * us, 199 * us, "try_to_free_pages", 0);
+  CHECK(t.only_incident() == Lines{lru, ret});
+}
+
+TEST_CASE("release, graph mode: entries and leaves at depth 0 release too; other tasks' do not") {
+  Trace t(100 * us);
+  t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.event(task2, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.entry(task2, 2000 * us, "__alloc_pages", 0);
+  CHECK(t.binder.held_lines() == 1); // task 2's went, task 1's stays
+  t.leaf(task1, 2000 * us, 5 * us, "__alloc_pages", 0);
+  CHECK(t.binder.held_lines() == 0);
+}
+
+TEST_CASE(
+    "release, graph mode: a bound function that recurses keeps its lines for the outer call") {
+  // try_to_free_pages within try_to_free_pages (as if a shrinker allocated
+  // and reclaimed): the inner return is at depth 1, so it proves nothing
+  // about the outer call, which still claims the line.
+  Trace t(100 * us);
+  const std::string lru = t.event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+  t.ret(task1, 1010 * us, 20 * us, "try_to_free_pages", 1); // under threshold
+  CHECK(t.binder.held_lines() == 1);
+  t.event(task1, 1500 * us, "mm_compaction_kcompactd_sleep");
+  const std::string outer = t.ret(task1, 1600 * us, 700 * us, "try_to_free_pages", 0);
+  CHECK(t.only_incident() == Lines{lru, outer});
+}
+
+TEST_CASE("release, graph mode: pairs of graph mode apply their own rule") {
+  Profile profile = test_profile();
+  profile.pairs.push_back(pair("slab_scan", "mm_shrink_slab_start", "mm_shrink_slab_end",
+                               {"mm_vmscan_lru_shrink_inactive"}, {Mode::Graph}, true));
+  profile.pairs.erase(profile.pairs.begin() + 3); // the other shrink_slab pair
+  Trace t(100 * us, Mode::Graph, profile);
+  const std::string start = t.event(task1, 1000 * us, "mm_shrink_slab_start",
+                                    "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  const std::string lru = t.event(task1, 1100 * us, "mm_vmscan_lru_shrink_inactive");
+  // A depth-0 return proves no function call claims them: the start line,
+  // bound to shrink_slab only, goes (the open pair prints it from its begin);
+  // the open pair can still claim the other.
+  t.ret(task1, 1150 * us, 10 * us, "__alloc_pages", 0);
+  CHECK(t.binder.held_lines() == 1);
+  const std::string end = t.event(task1, 1300 * us, "mm_shrink_slab_end",
+                                  "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
+  CHECK(t.only_incident() == Lines{start, lru, end});
+}
+
+TEST_CASE("release off: lines stay until claimed, the window or a bound") {
+  Profile profile = test_profile();
+  RunStats stats;
+  ShrinkerStats shrinkers;
+  RecordingSink sink;
+  Binder binder(profile, BinderOptions{100 * us, Mode::Events, false}, sink, shrinkers, stats);
+  Record record;
+  record.kind = LineKind::Event;
+  record.format = TraceFormat::Events;
+  record.pid = 1;
+  record.name = "mm_vmscan_lru_shrink_inactive";
+  record.line = "x";
+  for (int i = 0; i < 10; ++i) {
+    record.ts = Nanos{i} * ms;
+    binder.feed(record);
+  }
+  CHECK(binder.held_lines() == 10);
+  CHECK(stats.held_released == 0);
+}
+
+TEST_CASE("the global bound drops the oldest held lines of all tasks, counts and reports them") {
+  Profile profile = test_profile();
+  profile.max_held_bytes = 64 * 1024;
+  Trace t(100 * us, Mode::Graph, profile);
+  // Lines no depth-0 line ever releases: 2000 lines of two tasks, ~250 bytes
+  // held each, far more than 64 KiB.
+  std::vector<std::string> lines;
+  for (int i = 0; i < 2000; ++i)
+    lines.push_back(t.event(i % 2 ? task2 : task1, (1000 + i) * us, "mm_vmscan_lru_shrink_inactive",
+                            std::string(150, 'f')));
+  CHECK(t.stats.held_dropped > 1000);
+  CHECK(t.binder.store().held_bytes() <= 64 * 1024);
+  const std::size_t held = t.binder.held_lines();
+  CHECK(t.stats.held_dropped + held == 2000);
+  // The newest are kept: a call over the last lines of task 1 claims them all.
+  const std::string ret = t.ret(task1, 3000 * us, 2000 * us, "try_to_free_pages", 1);
+  Lines expected;
+  for (int i = 0; i < 2000; i += 2)
+    if (i >= static_cast<int>(2000 - held))
+      expected.push_back(lines[static_cast<std::size_t>(i)]);
+  expected.push_back(ret);
+  CHECK(t.only_incident() == expected);
+  std::ostringstream report;
+  t.stats.print(report);
+  CHECK(report.str().find("allocwatch: " + std::to_string(t.stats.held_dropped) +
+                          " held events dropped, oldest first, when all held lines filled "
+                          "max_held_bytes (64KiB): slow calls may miss lines. Raise "
+                          "max_held_bytes in the profile, or hold fewer lines: a higher "
+                          "threshold (-t), a shorter window, a narrower profile\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("the report says nothing of the global bound when it dropped nothing") {
+  RunStats stats;
+  std::ostringstream report;
+  stats.print(report);
+  CHECK(report.str().find("max_held_bytes") == std::string::npos);
+}
+
+TEST_CASE("idle tasks cost nothing: thousands that appear once are forgotten") {
+  Trace t(100 * us, Mode::Events);
+  for (int i = 0; i < 20000; ++i) {
+    const Who who{10000 + i};
+    t.event(who, Nanos{i} * 10 * us, "mm_vmscan_lru_shrink_inactive"); // held: no begin yet
+    CHECK(t.binder.tasks() <= 8192); // swept whenever the tasks known double
+  }
+  t.binder.finish();
+  // Only the newest task is left: a begin within 3 us could still claim its line.
+  CHECK(t.binder.tasks() == 1);
+  CHECK(t.binder.held_lines() == 1);
+  CHECK(t.stats.held_released == 19999);
+  CHECK(t.stats.pending_expired == 0);
+}
