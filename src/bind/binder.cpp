@@ -1,5 +1,7 @@
 #include "bind/binder.h"
 
+#include "profile/stalls.h"
+
 #include <algorithm>
 
 namespace allocwatch {
@@ -75,7 +77,10 @@ void Binder::use_mode(Mode mode) {
     if (std::find(spec.modes.begin(), spec.modes.end(), mode) == spec.modes.end())
       continue;
     const std::size_t index = pairs_.size();
-    ActivePair& pair = pairs_.emplace_back(ActivePair{&spec, {}, nullptr});
+    ActivePair& pair = pairs_.emplace_back(ActivePair{&spec, {}, {}, nullptr});
+    for (const StallKind& stall : profile_.stalls)
+      if (std::find(stall.pairs.begin(), stall.pairs.end(), spec.name) != stall.pairs.end())
+        pair.kind = stall.kind;
     event_role(spec.begin).begins.push_back(index);
     event_role(spec.end).ends.push_back(index);
     for (const std::string& event : spec.claims) {
@@ -87,6 +92,9 @@ void Binder::use_mode(Mode mode) {
     }
   }
   if (mode == Mode::Graph) {
+    for (const StallKind& stall : profile_.stalls)
+      for (const std::string& function : stall.functions)
+        functions_[function].kind = stall.kind;
     for (const Binding& binding : profile_.bindings) {
       for (const std::string& function : binding.functions) {
         FunctionRole& role = functions_[function];
@@ -339,7 +347,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   if (record.ts - begin.ts < threshold_)
     return false;
   ++over_threshold_counter(stats_.pairs_over_threshold, active.over_threshold, active.spec->name);
-  emit(record, active.spec->name, &task, &active.claims, begin.ts, record.ts,
+  emit(record, active.spec->name, active.kind, &task, &active.claims, begin.ts, record.ts,
        begin.emitted ? std::string_view{} : std::string_view(begin.line), begin.seq);
   return true;
 }
@@ -388,7 +396,7 @@ void Binder::on_return(const Record& record) {
   if (orphan) {
     // Began before the trace: its name is unknown, so it claims nothing.
     ++over_threshold_counter(stats_.functions_over_threshold, orphan_over_threshold_, {});
-    emit(record, {}, nullptr, nullptr, start, end, {}, 0);
+    emit(record, {}, {}, nullptr, nullptr, start, end, {}, 0);
   } else if (record.name.empty()) {
     // The entry line tells the reader which function the bare "}" closes.
     emit_function(record, entry->name, task, start, end, entry->line);
@@ -405,12 +413,12 @@ void Binder::emit_function(const Record& closing, std::string_view name, TaskSta
   FunctionRole& role = found->second;
   ++over_threshold_counter(stats_.functions_over_threshold, role.over_threshold, name);
   const bool claims_any = !role.claims.words.empty();
-  emit(closing, name, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
+  emit(closing, name, role.kind, claims_any ? task : nullptr, &role.claims, start, end, opening, 0);
 }
 
-void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
-                  const EventSet* claims, Nanos start, Nanos end, std::string_view opening,
-                  std::uint64_t opening_seq) {
+void Binder::emit(const Record& closing, std::string_view span, std::string_view kind,
+                  TaskState* task, const EventSet* claims, Nanos start, Nanos end,
+                  std::string_view opening, std::uint64_t opening_seq) {
   lines_.clear();
   if (!opening.empty())
     lines_.push_back(opening);
@@ -437,7 +445,8 @@ void Binder::emit(const Record& closing, std::string_view span, TaskState* task,
     in_span_.resize(claimed);
   }
   lines_.push_back(closing.line);
-  sink_.incident(Incident{span, closing.pid, closing.comm, start, end, lines_});
+  const bool background = is_background_comm(profile_.background, closing.comm);
+  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_});
   for (HeldRef ref : in_span_)
     store_.remove(ref);
 }

@@ -78,11 +78,13 @@ private:
   };
   struct FunctionRole {
     EventSet claims;
+    std::string_view kind;                   // its stall kind, from the profile; empty: none
     std::uint64_t* over_threshold = nullptr; // its counter in RunStats, once it has one
   };
   struct ActivePair {
     const PairSpec* spec;
     EventSet claims;
+    std::string_view kind; // its stall kind, from the profile; empty: none
     std::uint64_t* over_threshold = nullptr;
   };
 
@@ -110,8 +112,9 @@ private:
   void on_return(const Record& record);
   void emit_function(const Record& closing, std::string_view name, TaskState* task, Nanos start,
                      Nanos end, std::string_view opening);
-  void emit(const Record& closing, std::string_view span, TaskState* task, const EventSet* claims,
-            Nanos start, Nanos end, std::string_view opening, std::uint64_t opening_seq);
+  void emit(const Record& closing, std::string_view span, std::string_view kind, TaskState* task,
+            const EventSet* claims, Nanos start, Nanos end, std::string_view opening,
+            std::uint64_t opening_seq);
 
   Profile profile_;
   Nanos threshold_;

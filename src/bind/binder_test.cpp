@@ -19,6 +19,8 @@ constexpr Nanos ms = kMilli;
 
 struct SeenIncident {
   std::string span;
+  std::string kind;
+  bool background;
   std::int32_t pid;
   std::string comm;
   Nanos start;
@@ -33,7 +35,8 @@ public:
   int finished = 0;
 
   void incident(const Incident& incident) override {
-    incidents.push_back({std::string(incident.span), incident.pid, std::string(incident.comm),
+    incidents.push_back({std::string(incident.span), std::string(incident.kind),
+                         incident.background, incident.pid, std::string(incident.comm),
                          incident.start, incident.end,
                          std::vector<std::string>(incident.lines.begin(), incident.lines.end())});
   }
@@ -1080,4 +1083,44 @@ TEST_CASE("idle tasks cost nothing: thousands that appear once are forgotten") {
   CHECK(t.binder.held_lines() == 1);
   CHECK(t.stats.held_released == 19999);
   CHECK(t.stats.pending_expired == 0);
+}
+
+TEST_CASE("binder: an incident carries its span's stall kind and whether its task is background") {
+  Profile profile = test_profile();
+  StallKind reclaim;
+  reclaim.kind = "direct reclaim";
+  reclaim.functions = {"try_to_free_pages"};
+  reclaim.pairs = {"direct_reclaim"};
+  StallKind shrinker;
+  shrinker.kind = "shrinker";
+  shrinker.pairs = {"shrink_slab"};
+  profile.stalls = {reclaim, shrinker};
+
+  SUBCASE("graph mode: functions, and the shrinker pair; inner calls have no kind") {
+    Trace t(100 * us, Mode::Graph, profile);
+    t.ret({1}, 10 * ms, 500 * us, "try_to_free_pages");
+    t.ret({1}, 11 * ms, 500 * us, "shrink_node");
+    t.set_comm("kswapd0");
+    t.event({2}, 12 * ms, "mm_shrink_slab_start", "super_cache_scan+0x0/0x1f0 00000000aa: nid: 0");
+    t.event({2}, 13 * ms, "mm_shrink_slab_end", "super_cache_scan+0x0/0x1f0 00000000aa: nid: 0");
+    REQUIRE(t.sink.incidents.size() == 3);
+    CHECK(t.incident(0).kind == "direct reclaim");
+    CHECK_FALSE(t.incident(0).background);
+    CHECK(t.incident(1).span == "shrink_node");
+    CHECK(t.incident(1).kind.empty());
+    CHECK(t.incident(2).kind == "shrinker");
+    CHECK(t.incident(2).background);
+  }
+  SUBCASE("events mode: pairs") {
+    Trace t(100 * us, Mode::Events, profile);
+    t.set_format(TraceFormat::Events);
+    t.event({1}, 10 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+    t.event({1}, 11 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+    t.event({1}, 12 * ms, "mm_compaction_begin", "x=1");
+    t.event({1}, 13 * ms, "mm_compaction_end", "x=1");
+    REQUIRE(t.sink.incidents.size() == 2);
+    CHECK(t.incident(0).kind == "direct reclaim");
+    CHECK(t.incident(1).span == "compaction");
+    CHECK(t.incident(1).kind.empty());
+  }
 }

@@ -3,6 +3,7 @@
 #include "bind/binder.h"
 #include "cli/options.h"
 #include "profile/search.h"
+#include "report/fanout_sink.h"
 #include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
@@ -94,8 +95,11 @@ Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> m
                const Options& options) {
   Bound bound;
   ShrinkerStats shrinkers;
-  const std::unique_ptr<Sink> sink = make_sink(options);
-  Binder binder(profile, BinderOptions{profile.threshold, mode}, *sink, shrinkers, bound.stats);
+  const std::unique_ptr<Sink> output = make_sink(options);
+  // The trace's own output first; the run's other observers after it.
+  FanoutSink sinks;
+  sinks.add(*output);
+  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, shrinkers, bound.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));

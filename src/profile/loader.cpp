@@ -28,9 +28,13 @@ constexpr std::size_t kMaxProfileBytes = 1 << 20;
 constexpr std::string_view kProfileKeys[] = {
     "description",    "threshold",      "window",    "max_pending_per_task",
     "max_held_bytes", "buffer_size_kb", "functions", "events",
-    "bindings",       "pairs"};
+    "bindings",       "pairs",          "stalls",    "background"};
 constexpr std::string_view kBindingKeys[] = {"functions", "events"};
 constexpr std::string_view kPairKeys[] = {"name", "begin", "end", "claims", "shrinker", "modes"};
+constexpr std::string_view kStallKeys[] = {"kind", "functions", "pairs"};
+// A task's comm is at most 15 bytes (TASK_COMM_LEN); a kind is a short label.
+constexpr std::size_t kMaxCommBytes = 15;
+constexpr std::size_t kMaxKindBytes = 40;
 constexpr std::string_view kEventSystems[] = {"vmscan", "compaction"};
 constexpr std::string_view kShrinkerBegin = "mm_shrink_slab_start";
 constexpr std::string_view kShrinkerEnd = "mm_shrink_slab_end";
@@ -203,7 +207,9 @@ private:
     return read_fields(root, kProfileKeys, fields) && check_description(fields) &&
            check_numbers(fields) && check_functions(fields) && check_events(fields) &&
            check_each(fields, "bindings", &Checker::check_binding) &&
-           check_each(fields, "pairs", &Checker::check_pair) && check_whole();
+           check_each(fields, "pairs", &Checker::check_pair) &&
+           check_each(fields, "stalls", &Checker::check_stall) && check_background(fields) &&
+           check_whole();
   }
 
   // Fills `fields` from `map`, refusing keys that are not names, unknown
@@ -682,6 +688,114 @@ private:
     if (!check_pair_overlap(pair, node.Mark()))
       return false;
     profile_.pairs.push_back(std::move(pair));
+    return true;
+  }
+
+  // A report label: lower-case words, e.g. "direct reclaim".
+  static bool is_kind_label(std::string_view text) {
+    return !text.empty() && text.size() <= kMaxKindBytes &&
+           std::islower(static_cast<unsigned char>(text[0])) &&
+           std::all_of(text.begin(), text.end(), [](char c) {
+             return std::islower(static_cast<unsigned char>(c)) ||
+                    std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '-' || c == '_';
+           });
+  }
+
+  // Which stall kind already claims a span of this name, if any.
+  const StallKind* kind_of_span(const std::string& name, bool pair) const {
+    for (const StallKind& stall : profile_.stalls) {
+      const std::vector<std::string>& names = pair ? stall.pairs : stall.functions;
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        return &stall;
+    }
+    return nullptr;
+  }
+
+  bool check_stall(const YAML::Node& node) {
+    if (!reject_empty(node, "stalls"))
+      return false;
+    if (!node.IsMap())
+      return fail(node.Mark(), std::string("a stall is a map with 'kind' and 'functions' or "
+                                           "'pairs', not ") +
+                                   kind_of(node));
+    Fields fields;
+    if (!read_fields(node, kStallKeys, fields))
+      return false;
+    if (!find(fields, "kind"))
+      return fail(node.Mark(), "a stall needs 'kind': the name the report gives it");
+    if (!find(fields, "functions") && !find(fields, "pairs"))
+      return fail(node.Mark(), "a stall needs 'functions' or 'pairs': the spans of that kind");
+    StallKind stall;
+    stall.pos = pos_of(node.Mark());
+    const Entry& kind = *find(fields, "kind");
+    if (!read_scalar(kind, stall.kind))
+      return false;
+    if (!is_kind_label(stall.kind))
+      return fail(kind.value.Mark(), "stall kind " + in_quotes(stall.kind) +
+                                         " is not a label (lower-case letters, digits, spaces, "
+                                         "'-' and '_', at most " +
+                                         std::to_string(kMaxKindBytes) + " bytes)");
+    for (const StallKind& other : profile_.stalls)
+      if (other.kind == stall.kind)
+        return fail(kind.value.Mark(), "stall kind " + in_quotes(stall.kind) +
+                                           " is already defined at line " +
+                                           std::to_string(other.pos.line));
+    if (const Entry* functions = find(fields, "functions")) {
+      std::vector<Named> names;
+      if (!read_names(*functions, names))
+        return false;
+      std::vector<std::string_view> listed;
+      for (const auto& [name, index] : function_index_)
+        listed.push_back(name);
+      for (const Named& function : names) {
+        if (!function_index_.contains(function.text))
+          return fail(function.mark, "function " + in_quotes(function.text) +
+                                         " is not listed in 'functions'" +
+                                         did_you_mean(function.text, listed));
+        for (const std::string& name :
+             profile_.functions[function_index_.at(function.text)].alternatives)
+          if (const StallKind* other = kind_of_span(name, false))
+            return fail(function.mark, "function " + in_quotes(function.text) +
+                                           " is already a stall of kind " + in_quotes(other->kind));
+      }
+      stall.functions = with_alternatives(names);
+    }
+    if (const Entry* pairs = find(fields, "pairs")) {
+      std::vector<Named> names;
+      if (!read_names(*pairs, names))
+        return false;
+      std::vector<std::string_view> listed;
+      for (const PairSpec& pair : profile_.pairs)
+        listed.push_back(pair.name);
+      for (const Named& pair : names) {
+        if (std::find(listed.begin(), listed.end(), pair.text) == listed.end())
+          return fail(pair.mark, "pair " + in_quotes(pair.text) + " is not defined in 'pairs'" +
+                                     did_you_mean(pair.text, listed));
+        if (const StallKind* other = kind_of_span(pair.text, true))
+          return fail(pair.mark, "pair " + in_quotes(pair.text) + " is already a stall of kind " +
+                                     in_quotes(other->kind));
+        stall.pairs.push_back(pair.text);
+      }
+    }
+    profile_.stalls.push_back(std::move(stall));
+    return true;
+  }
+
+  bool check_background(const Fields& fields) {
+    const Entry* entry = find(fields, "background");
+    if (!entry)
+      return true;
+    std::vector<Named> names;
+    if (!read_names(*entry, names))
+      return false;
+    profile_.background.clear();
+    for (const Named& name : names) {
+      if (name.text.size() > kMaxCommBytes)
+        return fail(name.mark, "background task " + in_quotes(name.text) +
+                                   " is longer than a task name can be (" +
+                                   std::to_string(kMaxCommBytes) + " bytes)");
+      profile_.background.push_back(name.text);
+    }
     return true;
   }
 

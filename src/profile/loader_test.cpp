@@ -248,6 +248,59 @@ bindings:
   CHECK(profile.bindings[1].functions == Names{"shrink_node_memcg", "shrink_lruvec"});
 }
 
+TEST_CASE("profile: a stall kind names functions under every kernel name, and pairs") {
+  const Profile profile = load_ok(R"(description: d
+functions:
+  - [__alloc_frozen_pages_noprof, __alloc_pages_noprof, __alloc_pages]
+  - try_to_free_pages
+events: [vmscan/mm_vmscan_direct_reclaim_begin, vmscan/mm_vmscan_direct_reclaim_end]
+pairs:
+  - name: direct_reclaim
+    begin: mm_vmscan_direct_reclaim_begin
+    end: mm_vmscan_direct_reclaim_end
+stalls:
+  - kind: allocation
+    functions: [__alloc_pages]
+  - kind: direct reclaim
+    functions: [try_to_free_pages]
+    pairs: [direct_reclaim]
+background: [kswapd, khugepaged]
+)");
+  REQUIRE(profile.stalls.size() == 2);
+  CHECK(profile.stalls[0].kind == "allocation");
+  CHECK(profile.stalls[0].functions ==
+        Names{"__alloc_pages", "__alloc_frozen_pages_noprof", "__alloc_pages_noprof"});
+  CHECK(profile.stalls[0].pairs.empty());
+  CHECK(profile.stalls[1].kind == "direct reclaim");
+  CHECK(profile.stalls[1].functions == Names{"try_to_free_pages"});
+  CHECK(profile.stalls[1].pairs == Names{"direct_reclaim"});
+  CHECK(profile.stalls[1].pos.line == 13);
+  CHECK(profile.background == Names{"kswapd", "khugepaged"});
+  // Without the keys: no stall kinds, and kswapd and kcompactd are background.
+  const Profile bare = load_ok("description: d\nfunctions: [try_to_free_pages]\n");
+  CHECK(bare.stalls.empty());
+  CHECK(bare.background == Names{"kswapd", "kcompactd"});
+}
+
+TEST_CASE("profile: every shipped profile gives a kind to its reclaim or compaction entry points") {
+  for (const char* name : {"default", "compaction", "direct-reclaim", "kswapd", "memcg",
+                           "shrinkers"}) {
+    CAPTURE(name);
+    Result<Profile> profile = load_profile_file(std::string("configs/") + name + ".yaml");
+    REQUIRE(profile.ok());
+    CHECK_FALSE(profile->stalls.empty());
+    // Every pair is a stall of some kind: events mode has no other spans to report.
+    for (const PairSpec& pair : profile->pairs) {
+      bool has_kind = false;
+      for (const StallKind& stall : profile->stalls)
+        has_kind = has_kind || std::find(stall.pairs.begin(), stall.pairs.end(), pair.name) !=
+                                   stall.pairs.end();
+      CAPTURE(pair.name);
+      CHECK(has_kind);
+    }
+  }
+}
+
 TEST_CASE("profile: positions of functions, events, bindings and pairs are kept") {
   const Profile profile = load_ok(R"(description: d
 functions:

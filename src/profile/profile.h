@@ -3,11 +3,11 @@
 // (what to print). See man/allocwatch-profile.5 for the file format.
 #pragma once
 
+#include "util/duration.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "util/duration.h"
 
 namespace allocwatch {
 
@@ -45,9 +45,9 @@ struct Binding {
 
 // A span made of a begin and an end tracepoint of the same pid.
 struct PairSpec {
-  std::string name;  // "direct_reclaim", "shrink_slab"
-  std::string begin; // event name
-  std::string end;   // event name
+  std::string name;                // "direct_reclaim", "shrink_slab"
+  std::string begin;               // event name
+  std::string end;                 // event name
   std::vector<std::string> claims; // events it claims, as a Binding's
   // Shrinker pairs match start and end by the shrinker instance (the second
   // field of mm_shrink_slab_start/end) and feed the per-shrinker totals.
@@ -56,12 +56,23 @@ struct PairSpec {
   SourcePos pos;
 };
 
+// A kind of stall, for the report: an over-threshold span of one of these
+// functions (under any of its kernel names) or pairs is a stall of this kind.
+// Kinds nest as the calls do (an allocation that reclaims is both an
+// allocation and a direct reclaim stall); a span has at most one kind.
+struct StallKind {
+  std::string kind;                   // "direct reclaim"
+  std::vector<std::string> functions; // with every alternative name
+  std::vector<std::string> pairs;     // pair names
+  SourcePos pos;
+};
+
 struct Profile {
   std::string name;        // file name without .yaml
   std::string path;        // where it was loaded from
   std::string description; // one paragraph: what this investigation is for
   Nanos threshold = 100 * kMicro;
-  Nanos window = 10 * kSecond;         // pending events older than this are dropped
+  Nanos window = 10 * kSecond; // pending events older than this are dropped
   std::uint32_t max_pending_per_task = 4096;
   // All tasks' held lines together, with their bookkeeping: the oldest go
   // first when they fill it. The default keeps allocwatch's peak RSS under
@@ -72,6 +83,9 @@ struct Profile {
   std::vector<EventSpec> events;
   std::vector<Binding> bindings;
   std::vector<PairSpec> pairs;
+  std::vector<StallKind> stalls;
+  // Tasks whose stalls are background work, reported apart: comm prefixes.
+  std::vector<std::string> background = {"kswapd", "kcompactd"};
 };
 
 } // namespace allocwatch

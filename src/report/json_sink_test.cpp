@@ -15,8 +15,8 @@ TEST_CASE("json: a span is one object with its lines, escaped") {
       "  16.466577 |   1)   memhog-170   |               |  /* mm_vmscan_direct_reclaim_begin: "
       "order=0 gfp_flags=GFP_KERNEL */",
       "a \"quoted\" \\ back\tslash\x01"};
-  sink.incident(
-      Incident{"try_to_free_pages", 170, "memhog-", 16'466'558'000, 16'516'484'000, lines});
+  sink.incident(Incident{"try_to_free_pages", "direct reclaim", false, 170, "memhog-",
+                         16'466'558'000, 16'516'484'000, lines});
   CHECK(out.str() ==
         "{\"type\":\"span\",\"name\":\"try_to_free_pages\",\"pid\":170,\"comm\":\"memhog-\","
         "\"start_ns\":16466558000,\"end_ns\":16516484000,\"duration_ns\":49926000,\"lines\":["
@@ -29,7 +29,7 @@ TEST_CASE("json: a span of a line with no timestamp has no duration") {
   std::ostringstream out;
   JsonSink sink(out);
   const std::vector<std::string_view> lines = {"x"};
-  sink.incident(Incident{"", 1, "", -1, -1, lines});
+  sink.incident(Incident{"", "", false, 1, "", -1, -1, lines});
   CHECK(out.str().find("\"duration_ns\":-1") != std::string::npos);
 }
 

@@ -2,10 +2,10 @@
 // std::ostream& (bpftrace style).
 #pragma once
 
+#include "util/duration.h"
+
 #include <span>
 #include <string_view>
-
-#include "util/duration.h"
 
 namespace allocwatch {
 
@@ -15,6 +15,10 @@ class ShrinkerStats;
 // claimed tracepoints and its own line(s). The views live for the call only.
 struct Incident {
   std::string_view span; // function or pair name; empty for a bare "}" with no entry
+  // The profile's stall kind of the span ("direct reclaim"); empty: the span
+  // is not a stall (an inner call such as shrink_node, or no kind given).
+  std::string_view kind;
+  bool background; // the task is one of the profile's background tasks (kswapd)
   std::int32_t pid;
   std::string_view comm;
   Nanos start;

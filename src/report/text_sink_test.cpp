@@ -14,11 +14,12 @@ TEST_CASE("the text sink prints the trace's own lines") {
   const std::vector<std::string_view> lines = {
       "   16.180496 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_start: x */",
       "   16.188253 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_end: x */"};
-  sink.incident(Incident{"shrink_slab", 44, "kswapd0", 16'180'496'000, 16'188'253'000, lines});
+  sink.incident(Incident{"shrink_slab", "shrinker", true, 44, "kswapd0", 16'180'496'000,
+                         16'188'253'000, lines});
   sink.passthrough("CPU:0 [LOST 600 EVENTS]");
   const std::vector<std::string_view> one = {
       "   13.218727 |   0)   <...>-156    | ! 431.377 us  |  } /* __alloc_pages */"};
-  sink.incident(Incident{"__alloc_pages", 156, "<...>", 0, 0, one});
+  sink.incident(Incident{"__alloc_pages", "allocation", false, 156, "<...>", 0, 0, one});
   CHECK(out.str() ==
         "   16.180496 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_start: x */\n"
         "   16.188253 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_end: x */\n"

@@ -1,0 +1,20 @@
+#include "profile/stalls.h"
+
+namespace allocwatch {
+
+namespace {
+// function_graph prints at most this many bytes of a comm.
+constexpr std::size_t kGraphCommBytes = 7;
+} // namespace
+
+bool is_background_comm(std::span<const std::string> background, std::string_view comm) {
+  for (std::string_view name : background) {
+    if (comm.starts_with(name))
+      return true;
+    if (comm.size() == kGraphCommBytes && name.starts_with(comm))
+      return true;
+  }
+  return false;
+}
+
+} // namespace allocwatch
