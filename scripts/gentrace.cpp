@@ -512,14 +512,15 @@ public:
       const int s = static_cast<int>(i);
       const bool lose_start = loss == 1 && i == lossy + 1;
       at_event(kSlabStart, s, lose_start);
-      Nanos d = rng_.range(0, 4 * kMicro);
+      // --max-span-us: every shrinker quick, so that no shrink_slab runs long.
+      Nanos d = world_.max_span > 0 ? rng_.range(0, 500) : rng_.range(0, 4 * kMicro);
       if (i == heavy)
         d = budget * rng_.range(30, 90) / 100;
       else if (world_.max_span == 0 && rng_.one_in(25))
         d = world_.threshold + rng_.pick(kSlabEdges);
       pause(d);
       at_event(kSlabEnd, s, (loss == 0 || loss == 1) && i == lossy);
-      pause(rng_.range(300, 4000));
+      pause(world_.max_span > 0 ? rng_.range(50, 300) : rng_.range(300, 4000));
     }
   }
 
