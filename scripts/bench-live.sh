@@ -8,14 +8,15 @@
 # /tmp/allocwatch-live.lock itself; puts back everything it changes (the
 # instance, the cgroup, the data file) on every way out.
 #   scripts/bench-live.sh BUILD_DIR [PASSES]
-# Environment: ALLOCWATCH=path, PROFILE=path: another build and its profile.
+# Environment: ALLOCWATCH=path, PROFILE=path: another build and its profile;
+# THRESHOLD=50us.
 set -u
 build=${1:-build}
 passes=${2:-2} # reads of the file by each of the three readers
 cd "$(dirname "$0")/.." || exit 1
 bin=${ALLOCWATCH:-$build/allocwatch}
 profile=${PROFILE:-configs/default.yaml}
-threshold=100us
+threshold=${THRESHOLD:-50us} # the live tests'
 
 if [ "$(id -u)" != 0 ]; then
   echo "bench-live: needs root (live tracing)" >&2

@@ -17,13 +17,52 @@ constexpr std::size_t round_up8(std::size_t n) {
 HeldStore::HeldStore(std::size_t capacity)
     : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity) & ~std::size_t{7}),
       // Not value-initialised: untouched pages stay out of the resident set.
-      buf_(new char[capacity_]) {}
+      buf_(new char[capacity_]), extent_(std::min(capacity_, kFirstExtent)) {}
+
+void HeldStore::grow() {
+  const std::size_t old_extent = extent_;
+  extent_ = std::min(capacity_, 2 * extent_);
+  if (used_ == 0 || tail_ > head_)
+    return; // not wrapped: the new room simply follows the tail
+  // Wrapped: the older part, [head, old end), moves to the new end, so that
+  // the new room lies between the tail and it. A gap that padded the old end
+  // stays at the end, as large as it was. Then every link into the moved
+  // part, from either part or from a list, is moved with it.
+  const std::size_t old_head = head_;
+  const std::size_t delta = extent_ - old_extent;
+  std::memmove(buf_.get() + head_ + delta, buf_.get() + head_, old_extent - head_);
+  head_ += delta;
+  const auto moved = [&](HeldRef& ref) {
+    if (ref != kNoLine && ref >= old_head && ref < old_extent)
+      ref += static_cast<HeldRef>(delta);
+  };
+  std::size_t at = head_;
+  for (std::size_t left = used_; left > 0;) {
+    std::size_t size = extent_ - at;
+    if (size >= sizeof(Header)) {
+      Header& h = header(static_cast<HeldRef>(at));
+      size = h.size;
+      if (h.owner != nullptr) {
+        moved(h.prev);
+        moved(h.next);
+        if (h.prev == kNoLine)
+          h.owner->oldest = static_cast<HeldRef>(at);
+        if (h.next == kNoLine)
+          h.owner->newest = static_cast<HeldRef>(at);
+      }
+    }
+    at += size;
+    if (at == extent_)
+      at = 0;
+    left -= size;
+  }
+}
 
 HeldRef HeldStore::room_at_tail(std::size_t size) const {
-  if (used_ == capacity_)
+  if (used_ == extent_)
     return kNoLine;
   if (tail_ >= head_) { // free: [tail, end) and [0, head)
-    if (capacity_ - tail_ >= size)
+    if (extent_ - tail_ >= size)
       return static_cast<HeldRef>(tail_);
     return head_ >= size ? 0 : kNoLine;
   }
@@ -32,9 +71,9 @@ HeldRef HeldStore::room_at_tail(std::size_t size) const {
 
 void HeldStore::pad_to_end(std::size_t at) {
   // Too little room left for a header: the reader knows such a tail is a gap.
-  if (capacity_ - at >= sizeof(Header))
-    new (buf_.get() + at) Header{
-        nullptr, 0, 0, static_cast<std::uint32_t>(capacity_ - at), 0, kNoLine, kNoLine, 0, 0};
+  if (extent_ - at >= sizeof(Header))
+    new (buf_.get() + at)
+        Header{nullptr, 0, 0, static_cast<std::uint32_t>(extent_ - at), 0, kNoLine, kNoLine, 0, 0};
 }
 
 void HeldStore::unlink(Header& h) {
@@ -54,7 +93,7 @@ void HeldStore::unlink(Header& h) {
 }
 
 void HeldStore::pop_oldest() {
-  std::size_t size = capacity_ - head_;
+  std::size_t size = extent_ - head_;
   if (size >= sizeof(Header)) {
     Header& h = header(static_cast<HeldRef>(head_));
     size = h.size;
@@ -62,7 +101,7 @@ void HeldStore::pop_oldest() {
       unlink(h);
   }
   head_ += size;
-  if (head_ == capacity_)
+  if (head_ == extent_)
     head_ = 0;
   used_ -= size;
   if (used_ == 0)
@@ -94,7 +133,7 @@ void HeldStore::compact() {
   std::size_t left = used_;
   std::size_t used = 0;
   while (left > 0) {
-    std::size_t size = capacity_ - read;
+    std::size_t size = extent_ - read;
     bool held = false;
     if (size >= sizeof(Header)) {
       const Header& h = header(static_cast<HeldRef>(read));
@@ -102,9 +141,9 @@ void HeldStore::compact() {
       held = h.owner != nullptr;
     }
     if (held) {
-      if (capacity_ - write < size) {
+      if (extent_ - write < size) {
         pad_to_end(write);
-        used += capacity_ - write;
+        used += extent_ - write;
         write = 0;
       }
       if (write != read) {
@@ -113,11 +152,11 @@ void HeldStore::compact() {
       }
       used += size;
       write += size;
-      if (write == capacity_)
+      if (write == extent_)
         write = 0;
     }
     read += size;
-    if (read == capacity_)
+    if (read == extent_)
       read = 0;
     left -= size;
   }
@@ -135,13 +174,23 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
   std::size_t dropped = 0;
   HeldRef at;
   while ((at = room_at_tail(size)) == kNoLine) {
+    if (used_ == 0) { // empty, and the line is larger than the part in use
+      grow();
+      continue;
+    }
     const bool gap_first =
-        capacity_ - head_ < sizeof(Header) || header(static_cast<HeldRef>(head_)).owner == nullptr;
+        extent_ - head_ < sizeof(Header) || header(static_cast<HeldRef>(head_)).owner == nullptr;
     // Sliding the held lines together costs a copy of each: worth it only
     // when it frees a good part of the buffer, so that each byte is copied
     // a bounded number of times however the lines are released.
-    if (!gap_first && used_ - live_bytes_ >= std::max(size, capacity_ / 8)) {
+    if (!gap_first && used_ - live_bytes_ >= std::max(size, extent_ / 8)) {
       compact();
+      continue;
+    }
+    // Held lines fill what the store uses so far: it grows (its pages are
+    // touched only as it does) before any line is dropped.
+    if (!gap_first && extent_ < capacity_) {
+      grow();
       continue;
     }
     dropped += gap_first ? 0 : 1;
@@ -149,7 +198,7 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
   }
   if (at == 0 && tail_ != 0 && used_ != 0) {
     pad_to_end(tail_);
-    used_ += capacity_ - tail_;
+    used_ += extent_ - tail_;
   }
   new (buf_.get() + at) Header{&list,
                                seq,
@@ -170,7 +219,7 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
   if (used_ == 0)
     head_ = at;
   tail_ = at + size;
-  if (tail_ == capacity_)
+  if (tail_ == extent_)
     tail_ = 0;
   used_ += size;
   live_bytes_ += size;
@@ -182,8 +231,8 @@ void HeldStore::remove(HeldRef ref) {
   unlink(header(ref));
   // Free the gaps at the oldest end now: an empty store starts over at 0,
   // so a quiet run touches only the first pages.
-  while (used_ > 0 && (capacity_ - head_ < sizeof(Header) ||
-                       header(static_cast<HeldRef>(head_)).owner == nullptr))
+  while (used_ > 0 &&
+         (extent_ - head_ < sizeof(Header) || header(static_cast<HeldRef>(head_)).owner == nullptr))
     pop_oldest();
 }
 

@@ -41,6 +41,9 @@ public:
   static constexpr std::size_t kLineOverhead = 48;
   static constexpr std::size_t kMinCapacity = 1024;
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
+  // The part of the buffer used at first; it doubles, up to the capacity,
+  // only when the lines held need it.
+  static constexpr std::size_t kFirstExtent = 64 * 1024;
 
   // `capacity` bytes, clamped to [kMinCapacity, kMaxCapacity]. The memory is
   // reserved, not touched: the pages cost nothing until lines fill them.
@@ -67,6 +70,9 @@ public:
   }
 
   std::size_t capacity() const { return capacity_; }
+  // The part of the buffer in use: the most that held lines (with the gaps
+  // between them) ever needed.
+  std::size_t extent() const { return extent_; }
   std::size_t lines() const { return live_lines_; }
   // The bytes the held lines take, with their overhead.
   std::size_t held_bytes() const { return live_bytes_; }
@@ -98,12 +104,14 @@ private:
   // Makes [tail, end of buffer) a gap, so the next record starts at 0.
   void pad_to_end(std::size_t at);
   void compact();
+  void grow();
   void unlink(Header& h);
   // The record now at `to` was moved: points its neighbours (or its list) at it.
   void relink(HeldRef to);
 
   std::size_t capacity_;
   std::unique_ptr<char[]> buf_;
+  std::size_t extent_;   // positions wrap at this end
   std::size_t head_ = 0; // the oldest record
   std::size_t tail_ = 0; // where the next one goes
   std::size_t used_ = 0; // bytes from head to tail, gaps included

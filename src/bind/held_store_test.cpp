@@ -137,3 +137,38 @@ TEST_CASE("an emptied store starts over at its first byte") {
   store.push(list, 100, 100, 0, "y");
   CHECK(list.oldest == 0); // only the first pages were ever touched
 }
+
+TEST_CASE("the store grows only as the held lines need, also when it has wrapped around") {
+  HeldStore store(1 << 20);
+  CHECK(store.extent() == HeldStore::kFirstExtent);
+  std::vector<HeldList> lists(7);
+  std::vector<Lines> want(7);
+  std::size_t dropped = 0;
+  // Each round holds a little more than it releases, so the held lines grow
+  // to ~300 KiB through many laps of the ring: it must grow, never drop.
+  for (int i = 0; i < 6000; ++i) {
+    const std::size_t task = static_cast<std::size_t>(i * 3 % 7);
+    const std::string line =
+        "l" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 61), '+');
+    dropped += store.push(lists[task], i, static_cast<std::uint64_t>(i), 0, line);
+    want[task].push_back(line);
+    if (i % 5 == 0) {
+      store.remove(lists[task].oldest);
+      want[task].erase(want[task].begin());
+    }
+  }
+  CHECK(dropped == 0);
+  CHECK(store.extent() > HeldStore::kFirstExtent);
+  CHECK(store.extent() <= 1 << 20);
+  CHECK(store.held_bytes() <= store.extent());
+  for (std::size_t t = 0; t < lists.size(); ++t)
+    CHECK(lines_of(store, lists[t]) == want[t]);
+}
+
+TEST_CASE("a line larger than the part in use grows it") {
+  HeldStore store(1 << 20);
+  HeldList list;
+  CHECK(store.push(list, 1, 1, 0, std::string(200 * 1024, 'x')) == 0);
+  CHECK(store.extent() >= 256 * 1024);
+  CHECK(lines_of(store, list) == Lines{std::string(200 * 1024, 'x')});
+}
