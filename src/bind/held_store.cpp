@@ -14,10 +14,11 @@ constexpr std::size_t round_up8(std::size_t n) {
 
 } // namespace
 
-HeldStore::HeldStore(std::size_t capacity)
+HeldStore::HeldStore(std::size_t capacity, std::size_t first_extent)
     : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity) & ~std::size_t{7}),
       // Not value-initialised: untouched pages stay out of the resident set.
-      buf_(new char[capacity_]), extent_(std::min(capacity_, kFirstExtent)) {}
+      buf_(new char[capacity_]),
+      extent_(std::clamp(first_extent & ~std::size_t{7}, kMinCapacity, capacity_)) {}
 
 void HeldStore::grow() {
   const std::size_t old_extent = extent_;
