@@ -41,15 +41,15 @@ public:
   static constexpr std::size_t kLineOverhead = 48;
   static constexpr std::size_t kMinCapacity = 1024;
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
-  // The part of the buffer used at first; it doubles, up to the capacity,
-  // only when the lines held need it. 4 MiB holds what the densest traces of
-  // make bench keep at once, so that memory does not creep up with the
-  // length of a trace; a store that empties starts over at its first byte,
-  // so a light run touches much less.
+  // The part of the buffer used at first, taken (touched) at once; it
+  // doubles, up to the capacity, only when the lines held need it. 4 MiB
+  // holds what the densest traces of make bench keep at once, so memory
+  // stays the same from start to end, whatever the length of the trace.
   static constexpr std::size_t kFirstExtent = std::size_t{4} << 20;
 
-  // `capacity` bytes, clamped to [kMinCapacity, kMaxCapacity]. The memory is
-  // reserved, not touched: the pages cost nothing until lines fill them.
+  // `capacity` bytes, clamped to [kMinCapacity, kMaxCapacity]. Only the
+  // first extent is touched; the rest is reserved, and its pages cost nothing
+  // until the store grows into them.
   explicit HeldStore(std::size_t capacity, std::size_t first_extent = kFirstExtent);
   HeldStore(const HeldStore&) = delete;
   HeldStore& operator=(const HeldStore&) = delete;

@@ -135,7 +135,7 @@ TEST_CASE("an emptied store starts over at its first byte") {
     store.remove(list.oldest);
   }
   store.push(list, 100, 100, 0, "y");
-  CHECK(list.oldest == 0); // only the first pages were ever touched
+  CHECK(list.oldest == 0);
 }
 
 TEST_CASE("the store grows only as the held lines need, also when it has wrapped around") {
