@@ -172,3 +172,63 @@ TEST_CASE("a line larger than the part in use grows it") {
   CHECK(store.extent() >= 256 * 1024);
   CHECK(lines_of(store, list) == Lines{std::string(200 * 1024, 'x')});
 }
+
+TEST_CASE("the store against a model: random pushes, removals anywhere, drops, growth") {
+  // The model: each list's lines in order; drops take the line with the
+  // lowest seq of all lists, as the store must.
+  for (const std::size_t first_extent :
+       {std::size_t{1024}, std::size_t{4096}, std::size_t{16384}}) {
+    CAPTURE(first_extent);
+    HeldStore store(32 * 1024, first_extent);
+    std::vector<HeldList> lists(9);
+    std::vector<std::vector<std::pair<std::uint64_t, std::string>>> model(9);
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL * (first_extent + 1);
+    auto next = [&rng](std::uint64_t n) {
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      return rng % n;
+    };
+    std::size_t drops = 0;
+    for (std::uint64_t seq = 1; seq <= 30000; ++seq) {
+      const std::size_t t = next(lists.size());
+      const std::string line(1 + next(next(8) == 0 ? 900 : 120), static_cast<char>('a' + seq % 26));
+      std::size_t dropped = store.push(lists[t], static_cast<Nanos>(seq), seq, 0, line);
+      model[t].emplace_back(seq, line);
+      drops += dropped;
+      for (; dropped > 0; --dropped) {
+        std::size_t oldest = lists.size();
+        for (std::size_t i = 0; i < model.size(); ++i)
+          if (!model[i].empty() &&
+              (oldest == lists.size() || model[i].front().first < model[oldest].front().first))
+            oldest = i;
+        REQUIRE(oldest < lists.size());
+        model[oldest].erase(model[oldest].begin());
+      }
+      // Release some: the oldest, the newest or one in the middle.
+      const std::size_t r = next(lists.size());
+      if (!model[r].empty() && next(3) != 0) {
+        const std::size_t k = next(3) == 0 ? next(model[r].size()) : 0;
+        HeldRef ref = lists[r].oldest;
+        for (std::size_t i = 0; i < k; ++i)
+          ref = store.newer(ref);
+        REQUIRE(store.seq(ref) == model[r][k].first);
+        store.remove(ref);
+        model[r].erase(model[r].begin() + static_cast<std::ptrdiff_t>(k));
+      }
+      if (seq % 997 == 0) {
+        for (std::size_t i = 0; i < lists.size(); ++i) {
+          Lines want;
+          for (const auto& [s, text] : model[i])
+            want.push_back(text);
+          REQUIRE(lines_of(store, lists[i]) == want);
+        }
+        CHECK(store.held_bytes() <= store.extent());
+      }
+    }
+    // Every path was taken: drops, slides, growth to the whole buffer.
+    CHECK(drops > 0);
+    CHECK(store.compactions() > 0);
+    CHECK(store.extent() == store.capacity());
+  }
+}
