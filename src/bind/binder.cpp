@@ -28,6 +28,13 @@ constexpr std::uint64_t kFullSweepEvery = 4096;
 // a span that truly begins after time X can claim a line down to X - 2 us.
 // A line is released only when it is older than that, with 1 us to spare.
 constexpr Nanos kReleaseMargin = 3 * kMicro;
+// A task's own lines come in its time order, so its newest line is a time it
+// has passed. The sweep has no such line for an idle task and takes the
+// newest time read from any cpu instead: trace_pipe merges the cpus by time,
+// but a record whose commit was delayed (an interrupt wrote one meanwhile)
+// can come after a later one from another cpu, so the sweep allows that much
+// reordering on top.
+constexpr Nanos kReorderMargin = 1 * kMilli;
 
 std::uint64_t task_key(const Record& record) {
   if (record.pid > 0)
@@ -162,7 +169,7 @@ void Binder::sweep() {
     drop_held_before(task, cut);
     stats_.pending_expired += task.expire_open(cut);
     if (release_)
-      release(task);
+      release(task, newest_ts_ - kReorderMargin);
     if (!task.idle()) {
       ++it;
       continue;
@@ -185,7 +192,7 @@ void Binder::drop_held_before(TaskState& task, Nanos cutoff) {
 // DESIGN.md, "Releasing held lines": whether some span that has not closed
 // yet could still claim this line. Every answer "no" is a proof, assuming
 // what the claim scan assumes already: each task's lines come in time order.
-bool Binder::claimable_later(const TaskState& task, HeldRef line) const {
+bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) const {
   const Nanos ts = store_.ts(line);
   const EventRole& role = *roles_by_id_[store_.event(line)];
   // A function's span: only a call still running, or one that begins later.
@@ -196,7 +203,7 @@ bool Binder::claimable_later(const TaskState& task, HeldRef line) const {
   // A pair's span: only the task's open begin of that pair, or a later one.
   for (std::size_t pair : role.claimed_by) {
     const OpenBegin* begin = task.open_begin_of(pair);
-    const Nanos from = begin != nullptr ? begin->ts : newest_ts_;
+    const Nanos from = begin != nullptr ? begin->ts : now;
     if (ts >= from - kReleaseMargin)
       return true;
   }
@@ -205,8 +212,8 @@ bool Binder::claimable_later(const TaskState& task, HeldRef line) const {
 
 // Lines are released oldest first and the first line some span could still
 // claim stops it: what stays behind it is released later.
-void Binder::release(TaskState& task) {
-  while (!task.held.empty() && !claimable_later(task, task.held.oldest)) {
+void Binder::release(TaskState& task, Nanos now) {
+  while (!task.held.empty() && !claimable_later(task, task.held.oldest, now)) {
     store_.remove(task.held.oldest);
     ++stats_.held_released;
   }
@@ -220,7 +227,7 @@ void Binder::passed_outermost(const Record& record) {
     return;
   task->outermost = std::max(task->outermost, record.ts);
   if (release_)
-    release(*task);
+    release(*task, record.ts);
 }
 
 void Binder::feed(const Record& record) {
@@ -292,7 +299,7 @@ void Binder::on_event(const Record& record) {
   for (std::size_t pair : role.begins)
     open_pair(task, pair, record);
   if (release_)
-    release(task);
+    release(task, record.ts);
   if (role.claimable && !emitted)
     hold(task, record, role.id);
 }

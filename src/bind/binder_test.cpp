@@ -807,7 +807,7 @@ TEST_CASE("an open pair begin older than the window is dropped") {
 
 TEST_CASE("memory stays flat however long the input") {
   Profile profile = test_profile();
-  profile.window = 1 * ms;
+  profile.window = 5 * ms;
   Trace t(100 * us, Mode::Events, profile);
   std::size_t most_held = 0;
   std::size_t most_tasks = 0;
@@ -827,7 +827,9 @@ TEST_CASE("memory stays flat however long the input") {
   CHECK(most_tasks < 70000);
   CHECK(most_held < 70000);
   t.binder.finish();
-  CHECK(t.binder.held_lines() <= 1 * ms / (3 * us) + 1);
+  // The sweep releases all but the last 1 ms (its margin for reordering) and
+  // the release rule's own 3 us.
+  CHECK(t.binder.held_lines() <= (1 * ms + 3 * us) / (3 * us) + 1);
   CHECK(t.binder.tasks() == t.binder.held_lines());
   CHECK(t.stats.pending_expired + t.stats.held_released + t.binder.held_lines() == 300000);
   CHECK(t.stats.held_released > 0);
@@ -1078,10 +1080,11 @@ TEST_CASE("idle tasks cost nothing: thousands that appear once are forgotten") {
     CHECK(t.binder.tasks() <= 8192); // swept whenever the tasks known double
   }
   t.binder.finish();
-  // Only the newest task is left: a begin within 3 us could still claim its line.
-  CHECK(t.binder.tasks() == 1);
-  CHECK(t.binder.held_lines() == 1);
-  CHECK(t.stats.held_released == 19999);
+  // Only the tasks of the last 1 ms are left: the sweep allows that much
+  // reordering across cpus before it takes a line as past every later begin.
+  CHECK(t.binder.tasks() == 101);
+  CHECK(t.binder.held_lines() == 101);
+  CHECK(t.stats.held_released == 19899);
   CHECK(t.stats.pending_expired == 0);
 }
 
