@@ -493,7 +493,7 @@ ring_buffer_kb() {
 # Checks of the kernel as a whole (its results directory R, kernel K, the
 # prepared kernel KDIR with its config).
 kernel_checks=(check_console check_functions check_events check_runs_present check_formats
-  check_restore_after_kill)
+  check_restore_after_kill check_made_run)
 
 check_console() {
   local crashes
@@ -636,6 +636,15 @@ check_restore_after_kill() {
   check_no_journal "$d"
 }
 
+# A guest booted without /run (E2E_NO_RUN): allocwatch made /run as a
+# minimal root would want it (0755) and its journal directory closed (0700).
+check_made_run() {
+  grep -q '^/run exists' "$1/run-dir" && return
+  check "without /run, allocwatch made /run 0755 and /run/allocwatch 0700 ($(tail -n +2 "$1/run-dir" | tr '\n' ';'))" \
+    made_run "$1/run-dir"
+}
+made_run() { grep -qx '/run 755 0' "$1" && grep -qx '/run/allocwatch 700 0' "$1"; }
+
 # --- one kernel ----------------------------------------------------------------
 
 summary=()   # rows: kernel|release|run|mode|picked|spans|checks
@@ -728,7 +737,7 @@ run_kernel() {
   passed=0
   failed=0
   for fn in "${kernel_checks[@]}"; do "$fn" "$r" "$k" "$kdir"; done
-  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(cat "$r/run-dir")" \
+  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
     "replay" "$picked" "-" "$passed/$((passed + failed))"
   set -e
   t_checks=$((SECONDS - step))

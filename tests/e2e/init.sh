@@ -256,6 +256,13 @@ kill_then_restore() {
 }
 kill_then_restore
 
+# Booted without /run: what allocwatch made for its journal.
+if ! grep -q "^/run exists" "$results/run-dir"; then
+  for d in /run /run/allocwatch; do
+    if [ -d $d ]; then echo "$d $(stat -c '%a %u' $d)"; else echo "$d missing"; fi
+  done >>"$results/run-dir"
+fi
+
 dmesg >"$results/dmesg.txt"
 (cd "$results" && tar -cf "$results_disk" .) || fail "tar to $results_disk"
 sync
