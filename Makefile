@@ -6,7 +6,8 @@
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
 #   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat (root)
-#   make e2e          graph mode on Debian's stock kernel under qemu
+#   make e2e          graph mode on Debian's stock kernels under qemu
+#                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -102,10 +103,11 @@ bench-live: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@scripts/bench-live.sh $(BUILD)
 
+KERNELS ?= 5.10 6.1 6.12 7.2
 e2e: deps
 	@scripts/install-deps.sh e2e
 	@$(MAKE) --no-print-directory $(BIN)
-	@scripts/vm-e2e.sh $(BIN)
+	@scripts/vm-e2e.sh $(BIN) $(KERNELS)
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch

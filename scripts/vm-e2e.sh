@@ -1,137 +1,260 @@
 #!/bin/bash
-# make e2e: allocwatch's graph mode, end to end, on Debian's stock 6.1 kernel
+# make e2e: allocwatch's graph mode, end to end, on Debian's stock kernels
 # booted under qemu (this host's kernel has no function_graph tracer).
 #
-#   scripts/vm-e2e.sh BIN
+#   scripts/vm-e2e.sh BIN [KERNEL...]     KERNEL: 5.10 6.1 6.12 7.2 (default: all)
 #
-# Downloads (once, into .cache/e2e/) the kernel package linux-image-amd64
-# depends on, builds an initramfs around BIN, boots it with a memory-pressure
-# workload, and checks what allocwatch printed against its own raw trace.
-# A second run downloads nothing. Results land in $(dirname BIN)/e2e/.
-# E2E_SECONDS sets the workload's length (25), E2E_TIMEOUT the guest's (480).
-# Exit status: 0 all checks passed, 1 some failed, 77 skipped (no kernel
-# package: no network and nothing cached; the reason is in e2e/skipped).
+# For each kernel: fetches (once, into .cache/e2e/KERNEL/) the stock kernel
+# that Debian's linux-image-amd64 points at in that kernel's suite, with
+# apt-get through a private sources list and state directory (the machine's
+# apt sources are never read or changed); builds an initramfs around BIN;
+# boots it; the guest (tests/e2e/init.sh) runs allocwatch twice under a
+# memory-pressure workload (tests/e2e/memstress.c), as the kernel boots and
+# with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
+# and captures a short raw trace with tracing_thresh 0. The host then checks
+# everything with its own checker (tests/e2e/check_trace.cpp) and prints a
+# table: kernel, run, mode, functions picked, spans per function, checks.
+#
+# Results land in $(dirname BIN)/e2e/KERNEL/, the table in e2e/summary.txt.
+# Environment: E2E_SECONDS workload per run (20), E2E_TIMEOUT per boot (600),
+# E2E_REFRESH=1 asks each suite again for its newest kernel (otherwise a
+# cached kernel is used and nothing is downloaded; if the refresh fails, the
+# cached one still is), E2E_MIRROR the Debian mirror (http://deb.debian.org),
+# E2E_NO_RUN=1 boots the guest without /run.
+# Exit status: 0 every check passed; 1 some check failed; 77 none failed but
+# some kernel was skipped because its package could not be fetched (each
+# reason is in e2e/skipped and in the table).
 set -euo pipefail
 
-[ $# = 1 ] || { echo "usage: $0 BIN" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 BIN [KERNEL...]" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "$1")
+shift
 cache=$repo/.cache/e2e
 work=$(dirname "$bin")/e2e
-results=$work/results
 mkdir -p "$cache" "$work"
 
+all_kernels="5.10 6.1 6.12 7.2"
+if [ $# -gt 0 ]; then kernels="$*"; else kernels=${KERNELS:-$all_kernels}; fi
+
+# The suite whose linux-image-amd64 is each kernel. The stable suites' own
+# security suites carry their newest kernel (bookworm's main has 6.1.0-50,
+# bookworm-security 6.1.0-56, what an up-to-date bookworm runs); sid has none.
+suite_of() {
+  case $1 in
+    5.10) echo bullseye ;;
+    6.1) echo bookworm ;;
+    6.12) echo trixie ;;
+    7.2) echo sid ;;
+    *) return 1 ;;
+  esac
+}
+for k in $kernels; do
+  suite_of "$k" >/dev/null || { echo "e2e: unknown kernel '$k' (known: $all_kernels)" >&2; exit 2; }
+done
+
 # Guest memory and workload length: 384 MiB without swap is small enough
-# that a 25 s load keeps reclaim and compaction busy even under TCG.
+# that a 20 s load keeps reclaim and compaction busy even under TCG.
 guest_mem=384M
-workload_seconds=${E2E_SECONDS:-25}
-boot_timeout=${E2E_TIMEOUT:-480}
+workload_seconds=${E2E_SECONDS:-20}
+boot_timeout=${E2E_TIMEOUT:-600}
+mirror=${E2E_MIRROR:-http://deb.debian.org}
+threshold_us=100
 
 log() { echo "e2e: $*"; }
 die() { echo "e2e: error: $*" >&2; exit 1; }
-step_start=$SECONDS
-timing() { log "$1 ($((SECONDS - step_start)) s)"; step_start=$SECONDS; }
 
-# --- kernel package -------------------------------------------------------
+# --- kernel packages ---------------------------------------------------------
 
-# The versioned image package the metapackage points at, from apt's lists.
-resolve_kernel_package() {
-  apt-cache depends linux-image-amd64 2>/dev/null |
-    sed -n 's/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n 1
-}
-
-fetch_kernel_deb() {
-  local pkg deb tmp
-  pkg=$(resolve_kernel_package)
-  if [ -z "$pkg" ]; then
-    # No apt lists (or no such metapackage): any cached 6.1 image will do.
-    deb=$(ls "$cache"/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -n 1)
-    [ -n "$deb" ] || die "apt-cache cannot resolve linux-image-amd64 and no kernel is cached in $cache"
-    echo "$deb"
-    return
-  fi
-  deb=$(ls "$cache/${pkg}"_*_amd64.deb 2>/dev/null | sort -V | tail -n 1)
-  if [ -z "$deb" ]; then
-    log "downloading $pkg" >&2
-    tmp=$(mktemp -d "$cache/download.XXXXXX")
+# apt-get and apt-cache options for SUITE: its own sources list, lists, state
+# and cache under .cache/e2e/apt/SUITE; nothing of the machine's sources,
+# pins or dpkg status is read.
+apt_options() {
+  local suite=$1 dir=$cache/apt/$1
+  mkdir -p "$dir"/{lists/partial,cache/archives/partial,state,empty}
+  [ -e "$dir/status" ] || : >"$dir/status"
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  {
+    echo "deb [signed-by=$keyring] $mirror/debian $suite main"
+    [ "$suite" = sid ] ||
+      echo "deb [signed-by=$keyring] $mirror/debian-security $suite-security main"
+  } >"$dir/sources.list"
+  apt=(-q -o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=-
+    -o "Dir::Etc::preferences=$dir/empty/preferences" -o "Dir::Etc::preferencesparts=$dir/empty"
+    -o "Dir::State=$dir/state" -o "Dir::State::Lists=$dir/lists" -o "Dir::State::status=$dir/status"
+    -o "Dir::Cache=$dir/cache" -o Acquire::Languages=none
     # apt's sandbox user cannot write into a root-owned work tree.
-    (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
-      { rm -rf "$tmp"; die "apt-get download $pkg failed"; }
-    deb=$(ls "$tmp"/*.deb)
-    # A newer kernel replaces the cached one (and what was unpacked from it).
-    local old
-    for old in "$cache"/linux-image-*.deb; do
-      [ -e "$old" ] && rm -rf "$old" "${old%.deb}"
-    done
-    mv "$deb" "$cache/"
-    rmdir "$tmp"
-    deb=$cache/$(basename "$deb")
-  fi
-  echo "$deb"
+    -o APT::Sandbox::User=root)
 }
 
-# Modules the guest needs for a virtio disk with ext4. ext4 and jbd2 ask the
-# crypto API for "crc32c" at mount time, which no symbol dependency names.
-guest_modules="virtio_pci virtio_blk crc32c_generic ext4"
+# The first error apt logged, with its explanation line.
+apt_error() {
+  { grep -m 1 -A 1 -E '^(E|Err|W):' "$1" || tail -n 1 "$1"; } | tr -s '\n ' '  ' | sed 's/ $//'
+}
 
-# Unpacks the kernel and the module closure into $cache/<deb name>/ once.
-unpack_kernel() {
-  local deb=$1 dir tmp kver
-  dir=$cache/$(basename "$deb" .deb)
-  if [ ! -f "$dir/load-order" ]; then
-    log "unpacking $(basename "$deb")" >&2
-    tmp=$(mktemp -d "$cache/unpack.XXXXXX")
-    dpkg -x "$deb" "$tmp/root"
-    kver=$(ls "$tmp/root/lib/modules")
-    # The package ships no modules.dep (its postinst runs depmod).
-    busybox depmod -b "$tmp/root" "$kver"
-    mkdir -p "$tmp/out/modules"
-    cp "$tmp/root/boot/vmlinuz-$kver" "$tmp/out/vmlinuz"
-    echo "$kver" >"$tmp/out/release"
-    module_closure "$tmp/root/lib/modules/$kver" $guest_modules >"$tmp/out/load-order"
-    while read -r m; do
-      mkdir -p "$tmp/out/modules/$(dirname "$m")"
-      cp "$tmp/root/lib/modules/$kver/$m" "$tmp/out/modules/$m"
-    done <"$tmp/out/load-order"
-    rm -rf "$dir"
-    mv "$tmp/out" "$dir"
+# fetch_kernel KERNEL: .cache/e2e/KERNEL/debs holds its packages afterwards,
+# or it returns 1 with the reason in $skip_reason. Downloads only when
+# nothing is cached (or E2E_REFRESH is set: then a failure falls back on what
+# is cached).
+fetch_kernel() {
+  local k=$1 dir=$cache/$1
+  if [ -f "$dir/packages" ] && [ -z "${E2E_REFRESH:-}" ]; then
+    return 0
+  fi
+  download_kernel "$k" && return 0
+  [ -f "$dir/packages" ] || return 1
+  log "$k: the refresh failed ($skip_reason); the cached $(cat "$dir/packages")is used"
+}
+
+download_kernel() {
+  local k=$1 suite dir=$cache/$1
+  suite=$(suite_of "$k")
+  apt_options "$suite"
+  local apt_log=$work/$k/apt.log
+  if ! apt-get "${apt[@]}" update >"$apt_log" 2>&1; then
+    skip_reason="apt-get update of $suite failed: $(apt_error "$apt_log")"
+    return 1
+  fi
+  local image release
+  image=$(apt-cache "${apt[@]}" depends linux-image-amd64 2>/dev/null |
+    awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+  if [ -z "$image" ]; then
+    skip_reason="$suite lists no linux-image-amd64 (apt-get update: $(apt_error "$apt_log"))"
+    return 1
+  fi
+  if [[ $image != linux-image-$k.* ]]; then
+    # The suite has moved past KERNEL: one of its KERNEL images still listed
+    # will do; otherwise KERNELS needs updating, and the skip says so.
+    local listed
+    listed=$(apt-cache "${apt[@]}" pkgnames "linux-image-$k." 2>/dev/null |
+      grep -E "^linux-image-$(sed 's/\./\\./g' <<<"$k")\.[0-9].*-amd64$" | sort -V | tail -n 1 || true)
+    if [ -z "$listed" ]; then
+      skip_reason="$suite's linux-image-amd64 depends on $image, and $suite has no linux-image-$k.*-amd64"
+      return 1
+    fi
+    image=$listed
+  fi
+  release=${image#linux-image-}
+  # 7.x splits the kernel into linux-binary (vmlinuz), linux-modules and
+  # linux-base (config, modules.builtin) packages that the image package, now
+  # empty, depends on; before that the image package holds all of it.
+  local packages
+  packages="$image $(apt-cache "${apt[@]}" depends "$image" 2>/dev/null | awk -v r="$release" -v i="$image" '
+    $1 == "Depends:" && $2 ~ /^linux-/ && $2 != i &&
+      substr($2, length($2) - length(r) + 1) == r { print $2 }' | sort -u | tr '\n' ' ')"
+  log "downloading $packages($suite)"
+  local tmp
+  tmp=$(mktemp -d "$cache/download.XXXXXX")
+  # shellcheck disable=SC2086
+  if ! (cd "$tmp" && apt-get "${apt[@]}" download $packages) >>"$apt_log" 2>&1; then
     rm -rf "$tmp"
+    skip_reason="apt-get download of $packages from $suite failed: $(apt_error "$apt_log")"
+    return 1
   fi
-  echo "$dir"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  mv "$tmp" "$dir/debs"
+  echo "$packages" >"$dir/packages"
 }
 
-# Prints the modules NAMES need, dependencies first, as modules.dep paths.
+# Modules the guest needs for a virtio disk with ext4, where they are not
+# built in. Up to 6.12 ext4 and jbd2 ask the crypto API for "crc32c" at mount
+# time, which no symbol dependency names; '?': only where the kernel has it
+# (7.x's ext4 calls the crc32c library instead).
+guest_modules="virtio_pci virtio_blk ext4 crc32c_generic?"
+
+# prepare_kernel KERNEL: .cache/e2e/KERNEL/kernel/ with vmlinuz, config,
+# release, and the guest's modules uncompressed in load order (busybox insmod
+# reads plain .ko files; 6.12+ ships .ko.xz). Done once per package set.
+prepare_kernel() {
+  local k=$1 dir=$cache/$1/kernel
+  local stamp="$guest_modules / $(cat "$cache/$k/packages")"
+  [ "$(cat "$dir/prepared-for" 2>/dev/null)" = "$stamp" ] && return 0
+  log "unpacking $(cat "$cache/$k/packages")"
+  local tmp deb moddir release
+  tmp=$(mktemp -d "$cache/unpack.XXXXXX")
+  for deb in "$cache/$k/debs"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
+  # /lib/modules up to 6.1, /usr/lib/modules since.
+  for moddir in "$tmp"/root/usr/lib/modules/* "$tmp"/root/lib/modules/* ""; do
+    [ -d "$moddir/kernel" ] && break
+  done
+  [ -n "$moddir" ] || die "no lib/modules/*/kernel in $(cat "$cache/$k/packages")"
+  release=$(basename "$moddir")
+  mkdir -p "$tmp/out/modules"
+  echo "$release" >"$tmp/out/release"
+  local f
+  for f in "$tmp/root/boot/vmlinuz-$release" "$moddir/vmlinuz"; do
+    [ -f "$f" ] && cp "$f" "$tmp/out/vmlinuz"
+  done
+  for f in "$tmp/root/boot/config-$release" "$moddir/config"; do
+    [ -f "$f" ] && cp "$f" "$tmp/out/config"
+  done
+  [ -f "$tmp/out/vmlinuz" ] && [ -f "$tmp/out/config" ] || die "no vmlinuz or config for $release"
+  module_closure "$moddir" "$tmp/out/modules" >"$tmp/out/load-order"
+  echo "$stamp" >"$tmp/out/prepared-for"
+  rm -rf "$dir"
+  mv "$tmp/out" "$dir"
+  rm -rf "$tmp"
+}
+
+# module_closure MODDIR OUT: copies the guest's modules and what they depend
+# on (the depends= of each module's .modinfo) into OUT as NAME.ko, and prints
+# their names in an order insmod can follow. Built-in ones are skipped.
 module_closure() {
-  local moddir=$1
-  shift
-  awk -v want="$*" '
-    { sub(/:$/, "", $1); deps[$1] = ""; for (i = 2; i <= NF; i++) deps[$1] = deps[$1] " " $i
-      n = $1; sub(/.*\//, "", n); sub(/\.ko$/, "", n); path[n] = $1 }
-    function visit(m,   d, k, i) {
-      if (m in seen) return
-      seen[m] = 1
-      k = split(deps[m], d, " ")
-      # modules.dep lists the deepest dependency last: load it first.
-      for (i = k; i >= 1; i--) visit(d[i])
-      print m
-    }
-    END {
-      n = split(want, names, " ")
-      for (i = 1; i <= n; i++) {
-        if (!(names[i] in path)) { print "no module " names[i] > "/dev/stderr"; exit 1 }
-        visit(path[names[i]])
-      }
-    }' "$moddir/modules.dep"
+  local moddir=$1 out=$2
+  local -A path=() builtin=() seen=()
+  local f name
+  while read -r f; do
+    name=$(module_name "$f")
+    builtin[$name]=1
+  done <"$moddir/modules.builtin"
+  while read -r f; do
+    name=$(module_name "$f")
+    path[$name]=$f
+  done < <(find "$moddir/kernel" -name '*.ko*')
+  visit() {
+    local m=$1 optional=${2:-}
+    [ -n "${seen[$m]:-}" ] && return 0
+    seen[$m]=1
+    [ -n "${builtin[$m]:-}" ] && return 0
+    if [ -z "${path[$m]:-}" ]; then
+      [ -n "$optional" ] && return 0
+      die "$release has no module $m, and it is not built in"
+    fi
+    case ${path[$m]} in
+      *.ko.xz) xz -dc "${path[$m]}" ;;
+      *.ko.zst) zstd -qdc "${path[$m]}" ;;
+      *.ko.gz) gzip -dc "${path[$m]}" ;;
+      *) cat "${path[$m]}" ;;
+    esac >"$out/$m.ko"
+    local deps dep
+    deps=$(objcopy -O binary --only-section=.modinfo "$out/$m.ko" /dev/stdout | tr '\0' '\n' |
+      sed -n 's/^depends=//p' | tr ',' ' ')
+    for dep in $deps; do visit "$dep"; done
+    echo "$m.ko"
+  }
+  local want
+  for want in $guest_modules; do
+    visit "${want%\?}" "$([ "${want%\?}" != "$want" ] && echo optional)"
+  done
+}
+
+# "kernel/fs/ext4/ext4.ko.xz" -> "ext4"; "crc32c-intel.ko" -> "crc32c_intel".
+module_name() {
+  local n=${1##*/}
+  n=${n%%.ko*}
+  echo "${n//-/_}"
 }
 
 # --- data disk ---------------------------------------------------------------
 
 # Bump when the layout changes: the cached image is rebuilt under a new name.
-disk_version=1
+disk_version=2
 
-# Two files that together exceed guest RAM for the page-cache readers, and a
-# tree of small files for the dentry/inode caches. Non-zero content: mke2fs -d
-# turns zero blocks into holes, and holes would read without disk I/O.
+# Two files that together exceed guest RAM for the page-cache readers, one
+# for the reader in the memory cgroup alone, and a tree of small files for
+# the dentry/inode caches. Non-zero content: mke2fs -d turns zero blocks into
+# holes, and holes would read without disk I/O.
 make_data_disk() {
   local img=$cache/data-v$disk_version.img tmp
   if [ ! -f "$img" ]; then
@@ -140,7 +263,8 @@ make_data_disk() {
     mkdir "$tmp/root"
     yes allocwatch-e2e-page-cache | head -c 256M >"$tmp/root/big0"
     yes allocwatch-e2e-other-file | head -c 256M >"$tmp/root/big1"
-    local d f
+    yes allocwatch-e2e-memcg-file | head -c 192M >"$tmp/root/memcg0"
+    local d
     for d in $(seq 0 39); do
       mkdir -p "$tmp/root/tree/d$d"
       (cd "$tmp/root/tree/d$d" && seq 0 499 | sed 's/^/f/' | xargs touch)
@@ -154,10 +278,13 @@ make_data_disk() {
 
 # --- initramfs ---------------------------------------------------------------
 
+# build_initramfs KDIR OUT: busybox, allocwatch, the profiles, memstress and
+# the kernel's modules.
 build_initramfs() {
-  local kdir=$1 root=$work/initramfs lib app
+  local kdir=$1 out=$2 root=$work/initramfs lib app
   rm -rf "$root"
-  mkdir -p "$root"/{bin,dev,proc,sys,mnt,run,tmp,lib/modules}
+  # No /run: the guest makes it, unless it runs without one.
+  mkdir -p "$root"/{bin,dev,proc,sys,mnt,tmp,lib/modules}
   ln -s bin "$root/sbin"
   mkdir -p "$root/usr"
   ln -s ../bin "$root/usr/bin"
@@ -183,28 +310,28 @@ build_initramfs() {
   mkdir -p "$root/etc/allocwatch/profiles"
   cp "$repo"/configs/*.yaml "$root/etc/allocwatch/profiles/"
   cp "$work/memstress" "$root/bin/memstress"
-  cp -r "$kdir/modules/." "$root/lib/modules/"
+  cp "$kdir"/modules/*.ko "$root/lib/modules/" 2>/dev/null || true
   cp "$kdir/load-order" "$root/lib/modules/load-order"
   install -m 0755 "$repo/tests/e2e/init.sh" "$root/init"
-  (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$work/initramfs.cpio.gz"
+  (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
 }
 
 # --- boot --------------------------------------------------------------------
 
-# boot LOG TIMEOUT ACCEL... -- extra kernel command line words
+# boot KDIR INITRAMFS LOG TIMEOUT ACCEL... -- extra kernel command line words
 boot() {
-  local log=$1 limit=$2
-  shift 2
+  local kdir=$1 initramfs=$2 log=$3 limit=$4
+  shift 4
   local accel=() append="console=ttyS0 tsc=reliable panic=-1"
   while [ $# -gt 0 ] && [ "$1" != -- ]; do accel+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   append="$append $*"
   timeout --foreground -k 5 "$limit" qemu-system-x86_64 -nographic -no-reboot \
     -m "$guest_mem" -smp 2 "${accel[@]}" -net none \
-    -kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio.gz" -append "$append" \
+    -kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$append" \
     -drive "file=$data_img,format=raw,if=none,id=data,snapshot=on" \
     -device virtio-blk-pci,drive=data,serial=aw-data \
-    -drive "file=$work/results.img,format=raw,if=none,id=results" \
+    -drive "file=$results_img,format=raw,if=none,id=results" \
     -device virtio-blk-pci,drive=results,serial=aw-results \
     </dev/null >"$log" 2>&1
 }
@@ -214,6 +341,7 @@ tcg=(-accel tcg,thread=multi -cpu max)
 # KVM only if it really runs a stock kernel to userspace: a nested /dev/kvm
 # can hang such a kernel early in boot, so a short probe boot decides.
 choose_accelerator() {
+  local kdir=$1 initramfs=$2
   if [ ! -c /dev/kvm ] || [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
     accel_name=tcg
     accel_reason="no usable /dev/kvm"
@@ -224,7 +352,8 @@ choose_accelerator() {
   local status=0
   # In a subshell, to silence bash's note of a qemu that aborts (qemu's own
   # message is in the log).
-  (boot "$probe_log" 20 -accel kvm -cpu host -- allocwatch.probe) 2>/dev/null || status=$?
+  (boot "$kdir" "$initramfs" "$probe_log" 20 -accel kvm -cpu host -- allocwatch.probe) 2>/dev/null ||
+    status=$?
   if grep -q 'allocwatch-e2e: guest up' "$probe_log"; then
     accel_name=kvm
     accel_reason="a KVM probe boot reached the guest's init"
@@ -242,65 +371,101 @@ choose_accelerator() {
 
 # --- checks ----------------------------------------------------------------
 
+# Verdicts are counted per row of the summary (a run, or the kernel's own
+# checks) and in total.
 passed=0
 failed=0
+total_passed=0
+total_failed=0
 result() { # ok|FAIL TEXT
   echo "$1 $2"
-  if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  if [ "$1" = ok ]; then
+    passed=$((passed + 1))
+    total_passed=$((total_passed + 1))
+  else
+    failed=$((failed + 1))
+    total_failed=$((total_failed + 1))
+  fi
 }
 check() { # TEXT COMMAND...: ok when the command succeeds
   local text=$1
   shift
   if "$@"; then result ok "$text"; else result FAIL "$text"; fi
 }
-finish() {
-  log "log, console and results in $work"
-  echo "e2e: $passed passed, $failed failed"
-  [ "$failed" = 0 ] && exit 0
-  exit 1
+
+# Checks of one run, each a function of the run's directory (the guest's
+# results for it) that prints ok/FAIL lines through result() or check().
+# To check more of every run, add a function to this list.
+run_checks=(check_graph_mode check_output check_allocator_called check_replay check_statuses
+  check_restored check_no_journal)
+
+check_graph_mode() {
+  check "allocwatch chose graph mode: $(head -n 1 "$1/err.txt" 2>/dev/null)" \
+    grep -qi 'graph mode' "$1/err.txt"
 }
 
-# Asserts over the guest's results, as ok/FAIL lines.
-check_results() {
-  local r=$results threshold_us=100
-
-  check "allocwatch chose graph mode: $(head -n 1 "$r/err.txt" 2>/dev/null)" \
-    grep -qi 'graph mode' "$r/err.txt"
-
-  # What the output holds, checked from the raw trace by e2e-check alone.
-  local checker_log=$work/e2e-check.log
-  "$work/e2e-check" "$threshold_us" "$r/raw.trace" "$r/out.txt" >"$checker_log" 2>&1
-  local status=$?
+# What the output holds, checked from the raw trace by e2e-check alone;
+# memory cgroup reclaim must be there too, with its events.
+check_output() {
+  local status=0
+  "$work/e2e-check" \
+    --carried try_to_free_mem_cgroup_pages:mm_vmscan_memcg_reclaim_begin:mm_vmscan_memcg_reclaim_end \
+    "$threshold_us" "$1/raw.trace" "$1/out.txt" >"$1/e2e-check.log" 2>&1 || status=$?
+  local verdict text
   while read -r verdict text; do
     result "$verdict" "$text"
-  done < <(grep -E '^(ok|FAIL) ' "$checker_log")
-  [ $status -le 1 ] || result FAIL "e2e-check could not check: $(tail -n 1 "$checker_log")"
+  done < <(grep -E '^(ok|FAIL) ' "$1/e2e-check.log")
+  [ $status -le 1 ] || result FAIL "e2e-check could not check: $(tail -n 1 "$1/e2e-check.log")"
+}
 
-  timeout 300 "$bin" -i "$r/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
-    >"$work/replay.out" 2>"$work/replay.err"
-  status=$?
+# The page allocator under the name this kernel gave it (the profile's first
+# function) is what the workload's slow allocations returned from.
+check_allocator_called() {
+  local name n
+  name=$(chosen_functions "$1/../check.txt" | awk 'NR == 1 { print $2 }')
+  n=$(sed -n "s/^raw: \([0-9]*\) returns over threshold: $name\$/\1/p" "$1/e2e-check.log")
+  check "the page allocator, $name here, returned over threshold ${n:-0} times" [ "${n:-0}" -gt 0 ]
+}
+
+check_replay() {
+  local status=0
+  timeout 300 "$bin" -i "$1/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
+    >"$1/replay.out" 2>"$1/replay.err" || status=$?
   check "replaying raw.trace on the host exits 0 (status $status$([ $status = 124 ] && echo ', timed out'))" \
     [ $status = 0 ]
   check "replaying raw.trace on the host prints what the guest run printed" \
-    cmp -s "$r/out.txt" "$work/replay.out"
+    cmp -s "$1/out.txt" "$1/replay.out"
+}
 
-  local crashes
-  crashes=$(grep -E 'BUG:|Oops|Kernel panic|segfault' "$console" | head -n 3)
-  check "no kernel BUG, Oops, panic or segfault on the console${crashes:+: $crashes}" [ -z "$crashes" ]
-  check "allocwatch exited 0 after SIGINT (status $(cat "$r/allocwatch.status"))" \
-    [ "$(cat "$r/allocwatch.status")" = 0 ]
-  check "the workload ran to its end (status $(cat "$r/memstress.status"))" \
-    [ "$(cat "$r/memstress.status")" = 0 ]
+check_statuses() {
+  check "allocwatch exited 0 after SIGINT (status $(cat "$1/allocwatch.status"))" \
+    [ "$(cat "$1/allocwatch.status")" = 0 ]
+  check "the workload ran to its end (status $(cat "$1/memstress.status" 2>/dev/null))" \
+    [ "$(cat "$1/memstress.status" 2>/dev/null)" = 0 ]
+}
 
-  if cmp -s <(tracefs_files_but_buffer "$r/tracefs.before") <(tracefs_files_but_buffer "$r/tracefs.after"); then
-    result ok "tracefs after the run is byte-identical to before ($(grep -c '^== ' "$r/tracefs.before") files; buffer_size_kb below)"
+check_restored() {
+  same_tracefs "$1/tracefs.before" "$1/tracefs.after" "the run"
+}
+
+check_no_journal() {
+  check "no journal is left behind ($(tr '\n' ' ' <"$1/journals"))" \
+    no_journal_in "$1/journals"
+}
+no_journal_in() { ! grep -qE '\.state$' "$1"; }
+
+# same_tracefs BEFORE AFTER WHAT: tracefs as it was, but for what the kernel
+# cannot put back of buffer_size_kb.
+same_tracefs() {
+  if cmp -s <(tracefs_files_but_buffer "$1") <(tracefs_files_but_buffer "$2"); then
+    result ok "tracefs after $3 is byte-identical to before ($(grep -c '^== ' "$1") files, options included; buffer_size_kb below)"
   else
-    result FAIL "tracefs after the run differs from before:"
-    diff "$r/tracefs.before" "$r/tracefs.after" | head -n 20 | sed 's/^/  /'
+    result FAIL "tracefs after $3 differs from before:"
+    diff "$1" "$2" | head -n 20 | sed 's/^/  /'
   fi
   local before after restorable
-  before=$(tracefs_file "$r/tracefs.before" buffer_size_kb)
-  after=$(tracefs_file "$r/tracefs.after" buffer_size_kb)
+  before=$(tracefs_file "$1" buffer_size_kb)
+  after=$(tracefs_file "$2" buffer_size_kb)
   restorable=$(ring_buffer_kb "$before")
   if [ "$after" = "$before" ]; then
     result ok "buffer_size_kb is back to '$before'"
@@ -325,57 +490,312 @@ ring_buffer_kb() {
   echo $((pages * 4080 / 1024))
 }
 
+# Checks of the kernel as a whole (its results directory R, kernel K, the
+# prepared kernel KDIR with its config).
+kernel_checks=(check_console check_functions check_events check_runs_present check_formats
+  check_restore_after_kill check_made_run)
+
+check_console() {
+  local crashes
+  crashes=$(grep -E 'BUG:|Oops|Kernel panic|segfault|Call Trace' "$console" | head -n 3 || true)
+  check "no kernel BUG, Oops, panic, call trace or segfault on the console${crashes:+: $crashes}" \
+    [ -z "$crashes" ]
+}
+
+# The chosen function of each profile role (a role is named by its first
+# alternative), as allocwatch --check printed it in the guest.
+chosen_functions() { # CHECK_TXT: "ROLE CHOSEN|- ALTERNATIVE..." lines
+  awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 }
+    on && /\(.*\)$/ {
+      chosen = $1 == "MISSING" ? "-" : $1
+      alts = $0; sub(/^[^(]*\(/, "", alts); sub(/\)$/, "", alts); gsub(/ \| /, " ", alts)
+      split(alts, a, " ")
+      print a[1], chosen, alts
+    }' "$1"
+}
+
+# For each role: allocwatch's choice is the first alternative this kernel
+# lists in available_filter_functions (read apart from allocwatch), and it is
+# the name tests/e2e/expected-functions says this kernel calls.
+check_functions() {
+  local r=$1 k=$2
+  check "allocwatch --check -p default exits 0 on this kernel (status $(cat "$r/check.status"): $(head -n 1 "$r/check.err"))" \
+    [ "$(cat "$r/check.status")" = 0 ]
+  local column
+  column=$(awk -v k="$k" '!/^#/ && NF && !header { for (i = 2; i <= NF; i++) if ($i == k) print i; header = 1 }' \
+    "$repo/tests/e2e/expected-functions")
+  if [ -z "$column" ]; then
+    result FAIL "tests/e2e/expected-functions has no column for kernel $k"
+    return
+  fi
+  local role chosen alts first expected wrong="" unexpected="" none="" n=0
+  while read -r role chosen alts; do
+    n=$((n + 1))
+    first=-
+    for alt in $alts; do
+      if grep -qxF "$alt" "$r/available-functions"; then first=$alt; break; fi
+    done
+    [ "$chosen" = "$first" ] || wrong="$wrong $role: chose $chosen, available_filter_functions has $first;"
+    expected=$(awk -v role="$role" -v c="$column" '!/^#/ && $1 == role { print $c }' \
+      "$repo/tests/e2e/expected-functions")
+    if [ -z "$expected" ]; then
+      unexpected="$unexpected $role (no expectation);"
+    elif [ "$chosen" != "$expected" ]; then
+      unexpected="$unexpected $role: $chosen, expected $expected;"
+    fi
+    [ "$chosen" = - ] && none="$none $role"
+  done < <(chosen_functions "$r/check.txt")
+  check "each of the $n roles got the first name available_filter_functions lists${wrong:+:$wrong}" \
+    [ -z "$wrong" -a "$n" -gt 0 ]
+  check "each role's name is the one tests/e2e/expected-functions gives $k${unexpected:+:$unexpected}" \
+    [ -z "$unexpected" ]
+  # A role without a name on a kernel is reported, not an error.
+  log "$k: no name on this kernel (reported, skipped):${none:- none}"
+}
+
+# The kernel's available_events decides: every event of the default profile
+# is there (else --check would have refused it), and allocwatch saw them all.
+check_events() {
+  local r=$1 missing
+  missing=$(awk '/^events:/ { on = 1; next } on && $1 == "MISSING" { printf "%s ", $2 }' "$r/check.txt")
+  check "every event of the default profile is in this kernel's available_events${missing:+: missing $missing}" \
+    [ -z "$missing" ]
+}
+
+# What the kernel's config says it has, the guest must have run with: MGLRU
+# both ways (CONFIG_LRU_GEN), funcgraph-args (CONFIG_FUNCTION_TRACE_ARGS),
+# funcgraph-retval (CONFIG_FUNCTION_GRAPH_RETVAL).
+check_runs_present() {
+  local r=$1 kdir=$3
+  if grep -qx CONFIG_LRU_GEN=y "$kdir/config"; then
+    check "MGLRU (CONFIG_LRU_GEN) ran both ways: run1 '$(cat "$r/run1/label")', run2 '$(cat "$r/run2/label" 2>/dev/null)'" \
+      grep -q "MGLRU $([ "$(cat "$r/lru_gen")" = 0x0000 ] && echo on || echo off)" "$r/run2/label"
+  else
+    check "no MGLRU in this kernel's config, and none in the guest ($(cat "$r/lru_gen"))" \
+      [ "$(cat "$r/lru_gen")" = none ]
+  fi
+  local option config
+  for option in funcgraph-args:CONFIG_FUNCTION_TRACE_ARGS funcgraph-retval:CONFIG_FUNCTION_GRAPH_RETVAL; do
+    config=${option#*:}
+    option=${option%%:*}
+    if grep -qx "$config=y" "$kdir/config"; then
+      check "$option ($config) was on for run2 and the thresh-0 capture" \
+        grep -q "$option on" "$r/run2/label" 2>/dev/null
+    else
+      log "$k: no $option here ($config is not set)"
+    fi
+  done
+}
+
+# The thresh-0 capture: every line form this kernel printed (entries, leaves,
+# bare returns, and those of funcgraph-args/-retval where they were on) reads
+# back through allocwatch, and the spans are of traced functions only.
+check_formats() {
+  local r=$1 f=$1/formats
+  # head -c may have cut the last line short.
+  if [ -n "$(tail -c 1 "$f/raw.trace")" ]; then
+    head -n -1 "$f/raw.trace" >"$f/whole.trace"
+  else
+    cp "$f/raw.trace" "$f/whole.trace"
+  fi
+  "$work/e2e-check" --forms "$f/whole.trace" >"$f/forms.txt"
+  local status=0
+  timeout 300 "$bin" -i "$f/whole.trace" -t 1us -p "$repo/configs/default.yaml" --format json \
+    >"$f/replay.json" 2>"$f/replay.err" || status=$?
+  local lines unread
+  lines=$(sed -n 's/^allocwatch: \([0-9]*\) lines read, \([0-9]*\) not understood.*/\1/p' "$f/replay.err")
+  unread=$(sed -n 's/^allocwatch: \([0-9]*\) lines read, \([0-9]*\) not understood.*/\2/p' "$f/replay.err")
+  check "the thresh-0 capture ($(sed 's/^forms: //' "$f/forms.txt" | tr '\n' ',' | sed 's/,$//')) replays: status $status, ${lines:-?} lines read, ${unread:-?} not understood" \
+    [ $status = 0 -a "${lines:-0}" -gt 1000 -a "${unread:-1}" = 0 ]
+  local strangers
+  # A bare return whose entry came before the capture began has no name.
+  strangers=$(sed -n 's/^{"type":"span","name":"\([^"]\+\)".*/\1/p' "$f/replay.json" | sort -u |
+    grep -vxF -f "$r/available-functions" | tr '\n' ' ' || true)
+  check "every named span of the replay is a traced function${strangers:+ (not: $strangers)}" \
+    [ -z "$strangers" -a -s "$f/replay.json" ]
+  local option
+  for option in $(cat "$f/options"); do
+    case $option in
+      funcgraph-args) check "funcgraph-args on: the capture has entries and leaves with arguments" \
+        grep -q 'with arguments' "$f/forms.txt" ;;
+      funcgraph-retval) check "funcgraph-retval on: the capture has returns with their value" \
+        grep -qE 'with a value|with a comment' "$f/forms.txt" ;;
+    esac
+  done
+}
+
+# allocwatch killed with SIGKILL once set up leaves its journal, and
+# allocwatch --restore puts tracefs back from it and removes it.
+check_restore_after_kill() {
+  local d=$1/restore
+  check "a SIGKILLed run had changed tracefs (current_tracer $(tracefs_file "$d/tracefs.killed" current_tracer)) and left its journal ($(tr '\n' ' ' <"$d/journals.killed"))" \
+    grep -qE '\.state$' "$d/journals.killed"
+  check "allocwatch --restore exits 0 (status $(cat "$d/restore.status"): $(tail -n 1 "$d/restore.err"))" \
+    [ "$(cat "$d/restore.status")" = 0 ]
+  same_tracefs "$d/tracefs.before" "$d/tracefs.after" "--restore"
+  check_no_journal "$d"
+}
+
+# A guest booted without /run (E2E_NO_RUN): allocwatch made /run as a
+# minimal root would want it (0755) and its journal directory closed (0700).
+check_made_run() {
+  grep -q '^/run exists' "$1/run-dir" && return
+  check "without /run, allocwatch made /run 0755 and /run/allocwatch 0700 ($(tail -n +2 "$1/run-dir" | tr '\n' ';'))" \
+    made_run "$1/run-dir"
+}
+made_run() { grep -qx '/run 755 0' "$1" && grep -qx '/run/allocwatch 700 0' "$1"; }
+
+# --- one kernel ----------------------------------------------------------------
+
+summary=()   # rows: kernel|release|run|mode|picked|spans|checks
+timings=()
+skipped=()
+add_row() { summary+=("$(IFS='|'; echo "$*")"); }
+
+# spans_of RUN_DIR: the chosen functions with their over-threshold returns in
+# the raw trace ("name N, ..."), and the shrinker pairs.
+spans_of() {
+  local r=$1 kdir=$2
+  local name n out=""
+  while read -r _ name _; do
+    [ "$name" = - ] && continue
+    n=$(sed -n "s/^raw: \([0-9]*\) returns over threshold: $name\$/\1/p" "$r/e2e-check.log")
+    out="$out${out:+, }$name ${n:-0}"
+  done < <(chosen_functions "$kdir/check.txt")
+  n=$(sed -n 's/^raw: \([0-9]*\) shrink pairs over threshold: .*/\1/p' "$r/e2e-check.log" |
+    awk '{ s += $1 } END { print s + 0 }')
+  echo "$out, shrink_slab pairs $n"
+}
+
+run_kernel() {
+  local k=$1 started=$SECONDS step=$SECONDS kwork=$work/$1
+  local t_fetch t_guest t_checks
+  rm -rf "$kwork"
+  mkdir -p "$kwork"
+  log "=== kernel $k ($(suite_of "$k")) ==="
+  skip_reason=""
+  if ! fetch_kernel "$k"; then
+    log "SKIP $k: $skip_reason"
+    skipped+=("$k: $skip_reason")
+    add_row "$k" "-" "SKIPPED" "-" "-" "$skip_reason" "-"
+    return
+  fi
+  prepare_kernel "$k"
+  local kdir=$cache/$k/kernel
+  t_fetch=$((SECONDS - step))
+  step=$SECONDS
+  log "$k: $(cat "$kdir/release") from $(cat "$cache/$k/packages")($t_fetch s to fetch and unpack)"
+
+  local initramfs=$kwork/initramfs.cpio.gz
+  build_initramfs "$kdir" "$initramfs"
+  # The guest tars its results onto this blank disk.
+  local results_img=$kwork/results.img
+  truncate -s 512M "$results_img"
+  [ -n "${accel_name:-}" ] || choose_accelerator "$kdir" "$initramfs"
+  console=$kwork/console.log
+  local qemu_status=0
+  boot "$kdir" "$initramfs" "$console" "$boot_timeout" "${accel[@]}" -- \
+    "allocwatch.seconds=$workload_seconds" ${E2E_NO_RUN:+allocwatch.no_run} || qemu_status=$?
+  t_guest=$((SECONDS - step))
+  step=$SECONDS
+  log "$k: guest ran $t_guest s under $accel_name (qemu status $qemu_status), console in $console"
+
+  local r=$kwork/results
+  mkdir -p "$r"
+  # Checks report; they do not stop the script.
+  set +e
+  passed=0
+  failed=0
+  if ! tar -xf "$results_img" -C "$r" 2>/dev/null || [ ! -f "$r/run1/label" ]; then
+    local why="qemu status $qemu_status"
+    [ "$qemu_status" = 124 ] && why="timed out after $boot_timeout s"
+    result FAIL "$k: the guest wrote no results ($why); console tail:"
+    tail -n 30 "$console" | sed 's/^/  /'
+    add_row "$k" "$(cat "$kdir/release")" "-" "-" "-" "no results: $why" "$passed/$((passed + failed))"
+    timings+=("$k: fetch+unpack $t_fetch s, guest $t_guest s, no results")
+    set -e
+    return
+  fi
+
+  local run mode picked
+  picked=$(chosen_functions "$r/check.txt" |
+    awk '{ n++; if ($2 == "-") none = none " " $1; else c++ } END { printf "%d of %d%s", c, n, none ? "; no name:" none : "" }')
+  for run in run1 run2; do
+    [ -d "$r/$run" ] || continue
+    log "$k $run: $(cat "$r/$run/label")"
+    sed 's/^/  /' "$r/$run/memstress.txt"
+    echo "  memcg: $(tr '\n' ' ' <"$r/$run/memcg.events" 2>/dev/null)"
+    passed=0
+    failed=0
+    local fn
+    for fn in "${run_checks[@]}"; do "$fn" "$r/$run"; done
+    mode=$(sed -n 's/^allocwatch: \([a-z]*\) mode: .*/\1/p' "$r/$run/err.txt")
+    add_row "$k" "$(cat "$r/kernel")" "$run: $(cat "$r/$run/label")" "${mode:-?}" "$picked" \
+      "$(spans_of "$r/$run" "$r")" "$passed/$((passed + failed))"
+  done
+  log "$k: the kernel's own checks"
+  passed=0
+  failed=0
+  for fn in "${kernel_checks[@]}"; do "$fn" "$r" "$k" "$kdir"; done
+  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
+    "replay" "$picked" "-" "$passed/$((passed + failed))"
+  set -e
+  t_checks=$((SECONDS - step))
+  timings+=("$k: fetch+unpack $t_fetch s, guest $t_guest s, host checks $t_checks s, total $((SECONDS - started)) s")
+}
+
+# The table, columns padded to their widest cell.
+print_summary() {
+  printf '%s\n' "kernel|release|run|mode|functions picked|spans over ${threshold_us}us per function|checks" \
+    "${summary[@]}" | awk -F'|' '
+    { n = NR; if (NF > nf) nf = NF
+      for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
+    function row(r,   line, i) {
+      line = ""
+      for (i = 1; i <= nf; i++) line = line sprintf(i < nf ? "%-" w[i] "s | " : "%s", cell[r, i])
+      print line
+    }
+    END {
+      row(1)
+      rule = ""
+      for (i = 1; i <= nf; i++) { d = ""; while (length(d) < w[i]) d = d "-"; rule = rule d (i < nf ? "-+-" : "") }
+      print rule
+      for (r = 2; r <= n; r++) row(r)
+    }'
+}
+
 # --- main --------------------------------------------------------------------
 
 started=$SECONDS
-rm -f "$work/skipped"
-if ! deb=$(fetch_kernel_deb); then
-  # Only the first run needs the network; CI reads the reason from this file.
-  echo "the kernel package could not be downloaded (apt-get download failed, see above) and none is cached in $cache" >"$work/skipped"
-  echo "e2e: SKIP: $(cat "$work/skipped")"
-  exit 77
-fi
-kdir=$(unpack_kernel "$deb")
-data_img=$(make_data_disk)
-timing "kernel $(cat "$kdir/release") from $(basename "$deb"), data disk ready"
+rm -f "$work/skipped" "$work/summary.txt" "$work/status"
+# What earlier versions left: the single-kernel layout, older data disks.
+rm -rf "$cache"/linux-image-*
+for old in "$cache"/data-v*.img; do
+  [ "$old" = "$cache/data-v$disk_version.img" ] || rm -f "$old"
+done
 
 [ "$work/memstress" -nt "$repo/tests/e2e/memstress.c" ] ||
   gcc -static -O2 -Wall -Wextra -Werror -o "$work/memstress" "$repo/tests/e2e/memstress.c"
 [ "$work/e2e-check" -nt "$repo/tests/e2e/check_trace.cpp" ] ||
   g++ -std=c++20 -O2 -Wall -Wextra -Wpedantic -Werror -o "$work/e2e-check" "$repo/tests/e2e/check_trace.cpp"
-build_initramfs "$kdir"
-timing "initramfs built ($(du -k "$work/initramfs.cpio.gz" | cut -f1) KiB, profiles: $(cd "$repo" && echo configs/*.yaml))"
+data_img=$(make_data_disk)
 
-# The guest tars its results onto this blank disk.
-rm -f "$work/results.img"
-truncate -s 512M "$work/results.img"
+for k in $kernels; do
+  run_kernel "$k"
+done
 
-choose_accelerator
-timing "accelerator: $accel_name, because $accel_reason"
-
-console=$work/console.log
-set +e
-boot "$console" "$boot_timeout" "${accel[@]}" -- "allocwatch.seconds=$workload_seconds"
-qemu_status=$?
-set -e
-timing "guest ran (qemu status $qemu_status), console in $console"
-
-rm -rf "$results"
-mkdir -p "$results"
-if ! tar -xf "$work/results.img" -C "$results" 2>/dev/null || [ ! -f "$results/raw.trace" ]; then
-  why="qemu status $qemu_status"
-  [ "$qemu_status" = 124 ] && why="timed out after $boot_timeout s"
-  result FAIL "the guest wrote no results ($why); console tail:"
-  tail -n 30 "$console" | sed 's/^/  /'
-  finish
-fi
-sed 's/^/  /' "$results/memstress.txt"
-set +e
-check_results
-set -e
-mode=$(sed -n 's/^allocwatch: \([a-z]*\) mode: .*/\1/p' "$results/err.txt")
-log "guest kernel $(cat "$results/kernel"), ${mode:-unknown} mode, accelerator $accel_name ($accel_reason)"
-sed -n 's/^output: returns: /e2e: over-threshold returns printed per function: /p
-  s/^output: tracepoint lines: /e2e: tracepoint lines printed per event: /p' "$work/e2e-check.log"
-log "total $((SECONDS - started)) s"
-finish
+{
+  echo "e2e: kernels $kernels, ${workload_seconds} s of workload per run, accelerator ${accel_name:-none} (${accel_reason:-no kernel booted})"
+  print_summary
+  [ ${#timings[@]} = 0 ] || printf 'e2e: time %s\n' "${timings[@]}"
+  [ ${#skipped[@]} = 0 ] || printf 'e2e: SKIPPED %s\n' "${skipped[@]}"
+  echo "e2e: $total_passed passed, $total_failed failed, ${#skipped[@]} kernels skipped, total $((SECONDS - started)) s"
+} | tee "$work/summary.txt"
+log "logs, consoles and results in $work/KERNEL/"
+if [ ${#skipped[@]} -gt 0 ]; then printf '%s\n' "${skipped[@]}" >"$work/skipped"; fi
+# The verdict also in a file, for CI (make only says that the target failed).
+status=0
+[ ${#skipped[@]} = 0 ] || status=77
+[ "$total_failed" = 0 ] || status=1
+echo "$status" >"$work/status"
+exit "$status"

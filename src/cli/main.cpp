@@ -90,6 +90,9 @@ Profile load_profile(const Options& options) {
                        2);
     profile->threshold = *options.threshold;
   }
+  if (!options.quiet)
+    for (const std::string& warning : profile->warnings)
+      std::cerr << "allocwatch: " << warning << "\n";
   return std::move(*profile);
 }
 
@@ -189,10 +192,20 @@ private:
 };
 
 int trace_live(const Options& options, const Profile& profile) {
+  std::ostream* messages = options.quiet ? nullptr : &std::cerr;
+  // --check where no kernel can be asked checks the profile alone.
+  if (options.check && ::geteuid() != 0) {
+    print_profile_alone(profile, "reading tracefs needs root", std::cout);
+    return 0;
+  }
+  if (options.check && !options.tracefs_dir)
+    if (Result<std::string> found = find_tracefs(messages); !found) {
+      print_profile_alone(profile, found.error().message, std::cout);
+      return 0;
+    }
   if (::geteuid() != 0)
     throw FatalError("live tracing needs root (run it with sudo); replaying a saved trace "
                      "with -i FILE does not");
-  std::ostream* messages = options.quiet ? nullptr : &std::cerr;
   PlanOptions plan_options;
   plan_options.pid = options.pid;
   plan_options.tracing_dir = options.tracefs_dir.value_or("");

@@ -1,7 +1,8 @@
-// The vmscan and compaction tracepoints a profile may name. The list is built
-// in so a profile can be checked without touching tracefs (and on a machine
-// other than the one it will run on); the session still checks that each
-// event exists on the live kernel before enabling it.
+// The vmscan and compaction tracepoints allocwatch knows of. Not a limit:
+// kernels add events, and the running kernel's available_events decides (a
+// live run refuses a profile event the kernel lacks, with the kernel's
+// nearest names). The loader uses this list only to help: to suggest a name
+// for a likely typo, and to say which system a name belongs to.
 #pragma once
 
 #include <span>

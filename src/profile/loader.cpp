@@ -125,10 +125,20 @@ private:
   // Records the error and returns false, so that every check can end with
   // `return fail(...)` and every caller with `if (!check(...)) return false`.
   bool fail(const YAML::Mark& mark, const std::string& message) {
+    error_ = located(mark) + message;
+    return false;
+  }
+
+  // "FILE:LINE:COL: ", 1-based.
+  std::string located(const YAML::Mark& mark) const {
     const int line = mark.line >= 0 ? mark.line + 1 : 1;
     const int column = mark.column >= 0 ? mark.column + 1 : 1;
-    error_ = file_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
-    return false;
+    return file_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+  }
+
+  // A doubt about an accepted value, in the same form as an error.
+  void warn(const YAML::Mark& mark, const std::string& message) {
+    profile_.warnings.push_back(located(mark) + "warning: " + message);
   }
 
   static SourcePos pos_of(const YAML::Mark& mark) {
@@ -456,15 +466,20 @@ private:
         std::end(kEventSystems))
       return fail(event.mark, "unknown event system " + in_quotes(system) +
                                   ": profiles name vmscan and compaction events");
+    if (!is_identifier(name))
+      return fail(event.mark, in_quotes(text) + " is not an event name: after the system comes "
+                                                "one name of letters, digits and '_'");
     const std::string_view known_system = known_event_system(name);
     if (known_system.empty()) {
+      // Kernels add events: the running kernel's available_events decides
+      // (a live run refuses names it lacks). The list only catches typos.
       std::vector<std::string> full_names;
       for (const KnownEvent& known : known_events())
         full_names.push_back(std::string(known.system) + "/" + std::string(known.name));
-      return fail(event.mark, "unknown event " + in_quotes(text) +
-                                  did_you_mean(text, {full_names.begin(), full_names.end()}));
-    }
-    if (known_system != system)
+      warn(event.mark, "event " + in_quotes(text) + " is not one allocwatch knows" +
+                           did_you_mean(text, {full_names.begin(), full_names.end()}) +
+                           "; a live run uses it only if the kernel's available_events lists it");
+    } else if (known_system != system)
       return fail(event.mark, in_quotes(name) + " is a " + std::string(known_system) +
                                   " event: write " +
                                   in_quotes(std::string(known_system) + "/" + name));

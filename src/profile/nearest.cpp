@@ -1,6 +1,7 @@
 #include "profile/nearest.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace allocwatch {
 
@@ -39,6 +40,19 @@ std::optional<std::string> nearest(std::string_view word,
     }
   }
   return best;
+}
+
+std::vector<std::string> nearest_few(std::string_view word,
+                                     const std::vector<std::string_view>& candidates,
+                                     std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked; // distance, index
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    ranked.emplace_back(edit_distance(word, candidates[i]), i);
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<std::string> few;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i)
+    few.emplace_back(candidates[ranked[i].second]);
+  return few;
 }
 
 } // namespace allocwatch

@@ -1,6 +1,7 @@
 // "Did you mean ...?" for misspelt keys, events, functions and profile names.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,5 +14,11 @@ namespace allocwatch {
 // more); the first of equally close ones.
 std::optional<std::string> nearest(std::string_view word,
                                    const std::vector<std::string_view>& candidates);
+
+// Up to `count` candidates, closest to `word` first (ties in the candidates'
+// order), however far: what there is instead of `word`, nearest first.
+std::vector<std::string> nearest_few(std::string_view word,
+                                     const std::vector<std::string_view>& candidates,
+                                     std::size_t count);
 
 } // namespace allocwatch

@@ -86,6 +86,10 @@ struct Profile {
   std::vector<StallKind> stalls;
   // Tasks whose stalls are background work, reported apart: comm prefixes.
   std::vector<std::string> background = {"kswapd", "kcompactd"};
+  // What the loader accepted but doubts, "FILE:LINE:COL: warning: ...": an
+  // event no kernel allocwatch knows has (a newer kernel may; the running
+  // kernel's available_events decides when tracing).
+  std::vector<std::string> warnings;
 };
 
 } // namespace allocwatch

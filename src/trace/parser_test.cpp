@@ -306,6 +306,52 @@ TEST_CASE("graph: 6.15+ function arguments") {
   CHECK(r.name == "f");
 }
 
+// Lines as Debian's 7.2.13 kernel printed them under make e2e (function_graph
+// with funcgraph-args on, tracing_thresh 0 and 100), byte for byte.
+TEST_CASE("graph: real 7.2 lines with funcgraph-args") {
+  Record r = parse_line("   79.525763 |   0)  memcgrd-1149  |               |  "
+                        "try_to_free_mem_cgroup_pages(memcg=0xff120f488129e540, nr_pages=0x40, "
+                        "gfp_mask=0x112cca, reclaim_options=0x2, swappiness=0x0) {");
+  CHECK(r.kind == LineKind::GraphEntry);
+  CHECK(r.name == "try_to_free_mem_cgroup_pages");
+  CHECK(r.comm == "memcgrd");
+  CHECK(r.pid == 1149);
+  CHECK(r.depth == 0);
+  r = parse_line("   79.525825 |   0)  memcgrd-1149  |               |    "
+                 "shrink_node(pgdat=0xff120f4897a6af80, sc=0xff67a51d80e8b630) {");
+  CHECK(r.kind == LineKind::GraphEntry);
+  CHECK(r.name == "shrink_node");
+  CHECK(r.depth == 1);
+  r = parse_line("   79.526105 |   0)  memcgrd-1149  | + 19.426 us   |      "
+                 "shrink_slab(gfp_mask=0x112c4a, nid=0, memcg=0xff120f488129e540, priority=12);");
+  CHECK(r.kind == LineKind::GraphLeaf);
+  CHECK(r.name == "shrink_slab");
+  CHECK(r.duration == 19'426);
+  CHECK(r.depth == 2);
+  r = parse_line("   78.130105 |   1)     init-1     | ! 223.798 us  |  "
+                 "__alloc_frozen_pages_noprof(gfp=0x440dc0, order=0x0, preferred_nid=0, "
+                 "nodemask=0x0);");
+  CHECK(r.kind == LineKind::GraphLeaf);
+  CHECK(r.name == "__alloc_frozen_pages_noprof");
+  CHECK(r.ts == 78'130'105'000);
+  r = parse_line("   78.194859 |   0)  memstre-1140  | * 16370.76 us |  }");
+  CHECK(r.kind == LineKind::GraphReturn);
+  CHECK(r.name.empty());
+  CHECK(r.duration == 16'370'760);
+  // With a threshold the returns name their function, arguments on or off.
+  r = parse_line("   50.840334 |   1)  memcgrd-975   | ! 156.503 us  |    } /* shrink_node */");
+  CHECK(r.kind == LineKind::GraphReturn);
+  CHECK(r.name == "shrink_node");
+  // 6.x's shrink_slab_start adds "pid:" and "memcg_id:" fields.
+  r = parse_line("   51.979188 |   1)   kswapd0-50   |               |  /* mm_shrink_slab_start: "
+                 "vmap_node_shrink_scan+0x0/0x80 00000000eaf497e6: nid: 0 pid: 50 memcg_id: 1 "
+                 "objects to shrink 130 gfp_flags GFP_KERNEL cache items 7 delta 0 total_scan 0 "
+                 "priority 12  */");
+  CHECK(r.kind == LineKind::Event);
+  CHECK(r.name == "mm_shrink_slab_start");
+  CHECK(r.fields.starts_with("vmap_node_shrink_scan+0x0/0x80 00000000eaf497e6: nid: 0 pid: 50"));
+}
+
 TEST_CASE("graph: names are symbols, module suffix and compiler clones included") {
   Record r = parse_line("    1.000000 |   0)     dd-160     |   3.000 us    |  "
                         "ext4_es_scan [ext4]();");

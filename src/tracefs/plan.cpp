@@ -1,5 +1,6 @@
 #include "tracefs/plan.h"
 
+#include "profile/nearest.h"
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
 
@@ -77,6 +78,31 @@ Error unreadable(const Error& error) {
   return error;
 }
 
+// "PATH:LINE:COL: event 'vmscan/x' does not exist on this kernel (...)",
+// with the kernel's nearest events of the same system ("vmscan:y" in
+// available_events).
+std::string missing_event(const Profile& profile, const EventSpec& spec,
+                          const std::vector<std::string_view>& kernel_events) {
+  const std::string prefix = spec.system + ":";
+  std::vector<std::string_view> same_system;
+  for (std::string_view event : kernel_events)
+    if (event.starts_with(prefix))
+      same_system.push_back(event.substr(prefix.size()));
+  std::string nearest_there;
+  for (const std::string& name : nearest_few(spec.name, same_system, 3))
+    nearest_there += (nearest_there.empty() ? "" : ", ") + ("'" + spec.system + "/" + name + "'");
+  std::string where = "profile '" + profile.name + "'";
+  if (!profile.path.empty())
+    where = spec.pos.line > 0 ? profile.path + ":" + std::to_string(spec.pos.line) + ":" +
+                                    std::to_string(spec.pos.column)
+                              : profile.path;
+  return where + ": event '" + spec.system + "/" + spec.name +
+         "' does not exist on this kernel (it is not in available_events" +
+         (nearest_there.empty() ? "; nor is any " + spec.system + " event"
+                                : "; nearest there: " + nearest_there) +
+         ")";
+}
+
 struct ModeChoice {
   Mode mode;
   std::string reason;
@@ -94,14 +120,6 @@ std::vector<std::string> Plan::chosen_functions() const {
     if (f.chosen)
       names.push_back(*f.chosen);
   return names;
-}
-
-std::vector<const PlannedEvent*> Plan::available_events() const {
-  std::vector<const PlannedEvent*> found;
-  for (const PlannedEvent& e : events)
-    if (e.available)
-      found.push_back(&e);
-  return found;
 }
 
 namespace {
@@ -249,20 +267,24 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
         warn("function " + join(f.alternatives, " | ") +
              " is not in available_filter_functions: not traced");
 
-  std::unordered_set<std::string_view> known_events;
-  for (std::string_view word : split_words(*events_text))
-    known_events.insert(word);
+  // The kernel's own event list is the truth: a profile event it lacks is
+  // refused, with the names it has instead.
+  const std::vector<std::string_view> kernel_events = split_words(*events_text);
+  const std::unordered_set<std::string_view> kernel_event_set(kernel_events.begin(),
+                                                              kernel_events.end());
+  std::vector<std::string> missing;
   for (const EventSpec& spec : profile.events) {
-    PlannedEvent planned{spec.system, spec.name, false, spec.pos};
-    planned.available = known_events.count(spec.system + ":" + spec.name) != 0;
-    if (!planned.available)
-      warn("event " + spec.system + "/" + spec.name + " does not exist on this kernel: skipped");
-    plan.events.push_back(std::move(planned));
+    if (kernel_event_set.count(spec.system + ":" + spec.name) == 0)
+      missing.push_back(missing.empty() ? missing_event(profile, spec, kernel_events)
+                                        : spec.system + "/" + spec.name);
+    plan.events.push_back(PlannedEvent{spec.system, spec.name, spec.pos});
   }
-  if (plan.available_events().empty() && (!profile.events.empty() || plan.mode == Mode::Events))
-    return Error{profile.events.empty()
-                     ? "profile '" + profile.name + "' lists no events, and events mode needs some"
-                     : "none of profile '" + profile.name + "''s events exists on this kernel"};
+  if (!missing.empty())
+    return Error{missing.size() == 1 ? missing[0]
+                                     : missing[0] + "; nor does it have " +
+                                           join({missing.begin() + 1, missing.end()}, ", ")};
+  if (plan.events.empty() && plan.mode == Mode::Events)
+    return Error{"profile '" + profile.name + "' lists no events, and events mode needs some"};
 
   if (threshold % kMicro != 0)
     warn("threshold " + format_duration(threshold) +
@@ -301,9 +323,24 @@ void print_plan(const Plan& plan, std::ostream& out) {
   }
   out << "events:\n";
   for (const PlannedEvent& e : plan.events)
-    out << "  " << (e.available ? "ok       " : "MISSING  ") << e.system << '/' << e.name << '\n';
+    out << "  ok       " << e.system << '/' << e.name << '\n';
   for (const std::string& w : plan.warnings)
     out << "warning: " << w << '\n';
+}
+
+void print_profile_alone(const Profile& profile, std::string_view why, std::ostream& out) {
+  out << "tracefs:   not read (" << why << "): the kernel is not asked\n";
+  out << "profile:   " << profile.name << " (" << profile.path << ") loads\n";
+  out << "mode:      graph where the kernel has function_graph and a profile function, "
+         "else events\n";
+  out << "threshold: " << format_duration(profile.threshold) << '\n';
+  out << "buffer:    " << profile.buffer_size_kb << " KB per cpu\n";
+  out << "functions: each under the first of its names available_filter_functions lists\n";
+  for (const FunctionSpec& f : profile.functions)
+    out << "  (" << join(f.alternatives, " | ") << ")\n";
+  out << "events:    each must be in the kernel's available_events\n";
+  for (const EventSpec& e : profile.events)
+    out << "  " << e.system << '/' << e.name << '\n';
 }
 
 } // namespace allocwatch

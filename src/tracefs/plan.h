@@ -16,6 +16,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -27,10 +28,10 @@ struct PlannedFunction {
   SourcePos pos;
 };
 
+// A profile event; a plan is made only when available_events lists them all.
 struct PlannedEvent {
   std::string system;
   std::string name;
-  bool available = false; // listed in available_events; missing ones are skipped
   SourcePos pos;
 };
 
@@ -53,7 +54,6 @@ struct Plan {
   std::vector<std::string> warnings;   // also printed by make_plan
 
   std::vector<std::string> chosen_functions() const;
-  std::vector<const PlannedEvent*> available_events() const;
 };
 
 struct PlanOptions {
@@ -74,13 +74,19 @@ Result<std::string> find_tracefs(std::ostream* messages);
 
 // Decides the mode and resolves the profile's functions and events against
 // this kernel. Errors: tracefs unusable, --mode graph impossible here, no
-// profile function traceable in forced graph mode, none of the events exist.
+// profile function traceable in forced graph mode, a profile event missing
+// from available_events (named with where the profile lists it and the
+// kernel's nearest events), no events in events mode.
 Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mode> forced,
                        const PlanOptions& options = {});
 
 // For --check: mode and why, each function's chosen name or missing, each
 // event found or missing, threshold, buffer, instance, warnings.
 void print_plan(const Plan& plan, std::ostream& out);
+
+// For --check where tracefs cannot be read (`why`): the profile as loaded,
+// with what tracing would check against the kernel.
+void print_profile_alone(const Profile& profile, std::string_view why, std::ostream& out);
 
 const char* mode_name(Mode mode);
 

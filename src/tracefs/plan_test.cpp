@@ -122,29 +122,65 @@ TEST_CASE("plan: no traceable function means events mode, or an error with --mod
   CHECK(plan->mode_reason == "profile 'fake' lists no functions to trace");
 }
 
-TEST_CASE("plan: events missing on this kernel are skipped with a warning; none left is an error") {
+TEST_CASE("plan: an event the kernel lacks is refused, with the kernel's nearest events") {
   FakeTracefs fake;
   Profile profile = fake_profile();
-  profile.events.push_back({"vmscan", "mm_vmscan_no_such_event", {}});
+  profile.path = "/etc/allocwatch/profiles/fake.yaml";
+  // A newer kernel's event (or a typo): the kernel's available_events decides.
+  profile.events.push_back({"vmscan", "mm_vmscan_direct_reclaim_stall", {12, 5}});
   Result<Plan> plan = plan_on(fake, profile, 100 * kMicro);
-  REQUIRE(plan.ok());
-  REQUIRE(plan->events.size() == 5);
-  CHECK_FALSE(plan->events[4].available);
-  CHECK(plan->available_events().size() == 4);
-  CHECK(std::find(plan->warnings.begin(), plan->warnings.end(),
-                  "event vmscan/mm_vmscan_no_such_event does not exist on this kernel: "
-                  "skipped") != plan->warnings.end());
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message ==
+        "/etc/allocwatch/profiles/fake.yaml:12:5: event 'vmscan/mm_vmscan_direct_reclaim_stall' "
+        "does not exist on this kernel (it is not in available_events; nearest there: "
+        "'vmscan/mm_vmscan_direct_reclaim_begin', 'vmscan/mm_vmscan_direct_reclaim_end', "
+        "'vmscan/mm_shrink_slab_start')");
 
-  profile.events = {{"vmscan", "mm_vmscan_no_such_event", {}}};
-  Result<Plan> none = plan_on(fake, profile, 100 * kMicro);
-  REQUIRE_FALSE(none.ok());
-  CHECK(none.error().message == "none of profile 'fake''s events exists on this kernel");
+  // Further missing events are named after the first; events mode alike.
+  profile.events.push_back({"compaction", "mm_compaction_new", {13, 5}});
+  fake.write("available_tracers", "nop\n");
+  plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message.ends_with(
+      "'vmscan/mm_shrink_slab_start'); nor does it have compaction/mm_compaction_new"));
+
+  // A system the kernel has no event of; a profile without a path.
+  profile = fake_profile();
+  profile.events = {{"writeback", "wb_stall", {}}};
+  plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message ==
+        "profile 'fake': event 'writeback/wb_stall' does not exist on this kernel (it is not in "
+        "available_events; nor is any writeback event)");
 
   profile.events.clear();
   profile.functions.clear();
   Result<Plan> nothing = plan_on(fake, profile, 100 * kMicro);
   REQUIRE_FALSE(nothing.ok());
   CHECK(nothing.error().message == "profile 'fake' lists no events, and events mode needs some");
+}
+
+TEST_CASE("plan: refusing a missing event changes nothing") {
+  FakeTracefs fake;
+  const auto before = fake.state();
+  Profile profile = fake_profile();
+  profile.events.push_back({"vmscan", "mm_vmscan_direct_reclaim_stall", {}});
+  CHECK_FALSE(plan_on(fake, profile, 100 * kMicro).ok());
+  CHECK(fake.state() == before);
+}
+
+TEST_CASE("plan: a profile checked without tracefs prints what it asks of a kernel") {
+  Profile profile = fake_profile();
+  profile.path = "fake.yaml";
+  std::ostringstream out;
+  print_profile_alone(profile, "reading tracefs needs root", out);
+  const std::string text = out.str();
+  CHECK(text.find("tracefs:   not read (reading tracefs needs root): the kernel is not asked\n") ==
+        0);
+  CHECK(text.find("profile:   fake (fake.yaml) loads\n") != std::string::npos);
+  CHECK(text.find("  (__alloc_frozen_pages_noprof | __alloc_pages_noprof | __alloc_pages)\n") !=
+        std::string::npos);
+  CHECK(text.find("  compaction/mm_compaction_begin\n") != std::string::npos);
 }
 
 TEST_CASE("plan: tracing_thresh is the threshold in microseconds, rounded up, with a warning") {
@@ -193,9 +229,7 @@ TEST_CASE("plan: making a plan and printing it change nothing") {
 TEST_CASE("plan: print_plan in events mode names the private instance") {
   FakeTracefs fake;
   fake.write("available_tracers", "nop\n");
-  Profile profile = fake_profile();
-  profile.events.push_back({"vmscan", "gone", {}});
-  Result<Plan> plan = plan_on(fake, profile, 100 * kMicro);
+  Result<Plan> plan = plan_on(fake, fake_profile(), 100 * kMicro);
   REQUIRE(plan.ok());
   std::ostringstream out;
   print_plan(*plan, out);
@@ -205,7 +239,7 @@ TEST_CASE("plan: print_plan in events mode names the private instance") {
   CHECK(text.find("instance:  allocwatch-" + std::to_string(getpid()) +
                   " (private; the top level is not touched)") != std::string::npos);
   CHECK(text.find("functions: not traced in events mode") != std::string::npos);
-  CHECK(text.find("  MISSING  vmscan/gone") != std::string::npos);
+  CHECK(text.find("  ok       vmscan/mm_shrink_slab_start") != std::string::npos);
 }
 
 TEST_CASE("plan: a tracing directory without tracefs files is a clear error") {

@@ -445,12 +445,12 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   else
     file("buffer_size_kb", kb, kb);
 
-  for (const PlannedEvent* e : plan_.available_events()) {
-    const std::string dir = "events/" + e->system + "/" + e->name;
+  for (const PlannedEvent& e : plan_.events) {
+    const std::string dir = "events/" + e.system + "/" + e.name;
     if (graph) // another user's filter would hide events from us
       file(dir + "/filter", "none", "0");
     s.push_back({dir + "/enable", "1", false, graph, false,
-                 [where, system = e->system, name = e->name, dir]() -> Status {
+                 [where, system = e.system, name = e.name, dir]() -> Status {
                    if (tracefs_event_enable(where, system.c_str(), name.c_str()) != 0)
                      return tracefs_error("write", where, dir + "/enable", errno);
                    return Ok{};

@@ -2,7 +2,9 @@
 // saved, without any of allocwatch's code: its own parser, its own spans.
 //
 //   e2e-check THRESHOLD_US RAW            print what RAW holds
-//   e2e-check THRESHOLD_US RAW OUTPUT     check OUTPUT, print ok/FAIL lines
+//   e2e-check [--carried F:BEGIN:END]... THRESHOLD_US RAW OUTPUT
+//                                         check OUTPUT, print ok/FAIL lines
+//   e2e-check --forms RAW                 count RAW's function_graph line forms
 //
 // Spans, as DESIGN.md defines them: a return `} /* f */` with duration d at
 // time t is [t - d, t]; a complete mm_shrink_slab_start/end pair (same pid,
@@ -16,7 +18,8 @@
 //     timestamp (1 us slack before the start) and closes at or after it;
 //   - reclaim/compaction: some try_to_free_pages span in OUTPUT carries its
 //     mm_vmscan_direct_reclaim_begin and _end, some compact_zone span its
-//     mm_compaction_begin and _end;
+//     mm_compaction_begin and _end, and each --carried function F some span
+//     with its BEGIN and END events;
 //   - shrinker totals: OUTPUT's totals per shrinker, and per instance of
 //     those with several, equal the sums over RAW's complete pairs.
 // Exit status 0 when every check passed.
@@ -305,7 +308,12 @@ void describe_raw(const Raw& raw) {
               << " ms, max latency = " << format_ms(t.max) << " ms, calls = " << t.calls << "\n";
 }
 
-int check(const Raw& raw, const char* output_path, Nanos threshold) {
+struct Carried {
+  std::string function, begin, end;
+};
+
+int check(const Raw& raw, const char* output_path, Nanos threshold,
+          const std::vector<Carried>& extra_carried) {
   std::ifstream in(output_path);
   if (!in)
     throw std::runtime_error(std::string("cannot read ") + output_path);
@@ -436,6 +444,8 @@ int check(const Raw& raw, const char* output_path, Nanos threshold) {
   };
   carried("try_to_free_pages", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end");
   carried("compact_zone", "mm_compaction_begin", "mm_compaction_end");
+  for (const Carried& c : extra_carried)
+    carried(c.function, c.begin, c.end);
 
   // Shrinker totals, per shrinker and per instance, both ways.
   std::uint64_t wrong = 0;
@@ -486,18 +496,86 @@ int check(const Raw& raw, const char* output_path, Nanos threshold) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) {
-    std::cerr << "usage: e2e-check THRESHOLD_US RAW [OUTPUT]\n";
-    return 2;
+// The form of each function_graph line of a trace taken with any threshold
+// (tracing_thresh 0 prints entries and leaves too), by its body: what the
+// kernel's options (funcgraph-args, funcgraph-retval) change.
+int count_forms(const char* path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error(std::string("cannot read ") + path);
+  std::map<std::string, std::uint64_t> forms;
+  std::string first_other;
+  for (std::string text; std::getline(in, text);) {
+    std::size_t bar = 0, bars = 0;
+    for (std::size_t from = 0; bars < 3; ++bars, from = bar + 1)
+      if ((bar = text.find('|', from)) == std::string::npos)
+        break;
+    const std::string_view body =
+        bars == 3 ? trim(std::string_view(text).substr(bar + 1)) : std::string_view{};
+    std::string form;
+    if (bars < 3) {
+      form = "no columns (banners, markers)";
+    } else if (body == "}") {
+      form = "return }";
+    } else if (body.starts_with("} /* ") && body.ends_with(" */")) {
+      const std::string_view inner = body.substr(5, body.size() - 8);
+      form = inner.find(' ') == std::string_view::npos ? "return } /* f */"
+                                                       : "return with a value } /* f ... */";
+    } else if (body.starts_with("/* ")) {
+      form = "event";
+    } else if (const auto open = body.find('('); open != std::string_view::npos && open > 0) {
+      const bool args = open + 1 < body.size() && body[open + 1] != ')';
+      const auto close = body.rfind(')');
+      const std::string_view after =
+          close == std::string_view::npos ? std::string_view{} : body.substr(close + 1);
+      const char* kind = after.starts_with(" {") ? "entry" : after.starts_with(";") ? "leaf" : "";
+      if (*kind == 0) {
+        form = "other";
+      } else {
+        form = std::string(kind) + (args ? " with arguments f(a=1) " : " f() ") +
+               (after.find("/*") != std::string_view::npos ? "with a comment" : "");
+      }
+    } else {
+      form = "other";
+    }
+    if (form == "other" && first_other.empty())
+      first_other = text;
+    ++forms[form];
   }
+  for (const auto& [form, n] : forms)
+    std::cout << "forms: " << n << " " << trim(form) << "\n";
+  if (!first_other.empty())
+    std::cout << "forms: first other: " << first_other << "\n";
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const char* usage = "usage: e2e-check [--carried F:BEGIN:END]... THRESHOLD_US RAW [OUTPUT]\n"
+                      "       e2e-check --forms RAW\n";
   try {
-    const auto us = parse_fixed(argv[1], 3);
+    if (args.size() == 2 && args[0] == "--forms")
+      return count_forms(args[1].c_str());
+    std::vector<Carried> carried;
+    while (args.size() >= 2 && args[0] == "--carried") {
+      const auto colon1 = args[1].find(':');
+      const auto colon2 = args[1].find(':', colon1 == std::string::npos ? 0 : colon1 + 1);
+      if (colon2 == std::string::npos)
+        throw std::runtime_error("--carried wants FUNCTION:BEGIN:END, not " + args[1]);
+      carried.push_back({args[1].substr(0, colon1), args[1].substr(colon1 + 1, colon2 - colon1 - 1),
+                         args[1].substr(colon2 + 1)});
+      args.erase(args.begin(), args.begin() + 2);
+    }
+    if (args.size() != 2 && args.size() != 3) {
+      std::cerr << usage;
+      return 2;
+    }
+    const auto us = parse_fixed(args[0], 3);
     if (!us)
-      throw std::runtime_error(std::string("bad threshold ") + argv[1]);
-    const Raw raw = read_raw(argv[2], *us);
+      throw std::runtime_error("bad threshold " + args[0]);
+    const Raw raw = read_raw(args[1].c_str(), *us);
     describe_raw(raw);
-    return argc == 4 ? check(raw, argv[3], *us) : 0;
+    return args.size() == 3 ? check(raw, args[2].c_str(), *us, carried) : 0;
   } catch (const std::exception& e) {
     std::cerr << "e2e-check: " << e.what() << "\n";
     return 2;

@@ -1,11 +1,21 @@
 #!/bin/sh
-# /init of the e2e guest (busybox sh). scripts/vm-e2e.sh boots Debian's stock
-# kernel with this as the whole userland, runs allocwatch in graph mode over a
-# memory-pressure workload, and reads the results back from a second disk.
+# /init of the e2e guest (busybox sh). scripts/vm-e2e.sh boots one of Debian's
+# stock kernels with this as the whole userland, runs allocwatch in graph mode
+# over a memory-pressure workload (once as the kernel boots, once more with
+# what can be switched flipped), captures a short raw trace of the kernel's
+# other line forms, and hands everything back on a second disk.
 #
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
-#   allocwatch.seconds=N  length of the workload (default 25)
+#   allocwatch.seconds=N  length of each run's workload (default 20)
+#   allocwatch.no_run     no /run at all, as in a minimal root: allocwatch
+#                         must make its journal's home itself
+#
+# Results, one directory per run (run1, run2) plus kernel-wide facts:
+#   kernel, lru_gen, options, available-events, available-functions, check.txt,
+#   run-dir, formats/ (thresh-0 capture), restore/ (kill -9, then --restore),
+#   dmesg.txt; per run: label, tracefs.before/after, raw.trace, out.txt,
+#   err.txt, allocwatch.status, memstress.txt/.status, memcg.events, journals.
 export PATH=/bin
 mount -t devtmpfs devtmpfs /dev
 # The initramfs has no /dev/console node, so the kernel could not give init
@@ -17,7 +27,7 @@ echo "allocwatch-e2e: guest up, kernel $(uname -r)"
 
 cmdline=" $(cat /proc/cmdline) "
 case $cmdline in *" allocwatch.probe "*) poweroff -f ;; esac
-seconds=25
+seconds=20
 case $cmdline in *" allocwatch.seconds="*)
   seconds=${cmdline##* allocwatch.seconds=}
   seconds=${seconds%% *}
@@ -43,19 +53,34 @@ disk_with_serial() {
 data_disk=$(disk_with_serial aw-data)
 results_disk=$(disk_with_serial aw-results)
 
-mkdir -p /mnt/data /run /tmp
-mount -t tmpfs tmpfs /run
+mkdir -p /mnt/data /tmp
+case $cmdline in
+  *" allocwatch.no_run "*) ;;
+  *) mkdir /run && mount -t tmpfs tmpfs /run ;;
+esac
 mount -t ext4 "$data_disk" /mnt/data || fail "mount $data_disk"
-mount -t tracefs nodev /sys/kernel/tracing || fail "mount tracefs"
+tracing=/sys/kernel/tracing
+mount -t tracefs nodev $tracing || fail "mount tracefs"
 # The data disk is a throw-away overlay of the host's image: results written
 # there stay reclaimable page cache instead of pinning RAM like the rootfs.
 results=/mnt/data/results
 mkdir -p "$results"
 
+# Memory cgroup reclaim: a cgroup v2 group with a small limit, for one reader
+# of the workload. v2 on every kernel: 6.12 and later are built without v1's
+# memory controller (CONFIG_MEMCG_V1).
+memcg=/sys/fs/cgroup/allocwatch-e2e
+mount -t cgroup2 none /sys/fs/cgroup || fail "mount cgroup2"
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control || fail "enable the memory controller"
+mkdir "$memcg" || fail "mkdir $memcg"
+# Small, so that the group meets its limit before global reclaim (from the
+# rest of the workload) has taken its page cache away.
+echo $((16 * 1024 * 1024)) >"$memcg/memory.max" || fail "memory.max"
+
 # Every tracefs file allocwatch could change, with its content.
 snapshot_tracefs() {
   (
-    cd /sys/kernel/tracing || exit 1
+    cd $tracing || exit 1
     for f in current_tracer tracing_thresh tracing_on buffer_size_kb trace_clock \
       set_ftrace_filter set_ftrace_notrace set_graph_function set_graph_notrace max_graph_depth \
       set_event set_event_pid set_ftrace_pid options/* \
@@ -75,50 +100,169 @@ snapshot_tracefs() {
 # put back the usual defaults so MADV_HUGEPAGE faults compact directly.
 echo always >/sys/kernel/mm/transparent_hugepage/enabled
 echo madvise >/sys/kernel/mm/transparent_hugepage/defrag
-snapshot_tracefs >"$results/tracefs.before"
 
+# What this kernel offers, for the host's checks: its release, whether it
+# has MGLRU, which function_graph options, which vmscan/compaction events,
+# and which of the default profile's function names it can trace.
 uname -r >"$results/kernel"
+if [ -d /run ]; then echo "/run exists" >"$results/run-dir"; else echo "no /run" >"$results/run-dir"; fi
+lru_gen=/sys/kernel/mm/lru_gen/enabled
+if [ -e $lru_gen ]; then cat $lru_gen >"$results/lru_gen"; else echo none >"$results/lru_gen"; fi
+ls $tracing/options >"$results/options"
+grep -E '^(vmscan|compaction):' $tracing/available_events | sort >"$results/available-events"
+allocwatch --check -p default >"$results/check.txt" 2>"$results/check.err"
+echo $? >"$results/check.status"
+# The alternatives --check lists between "functions:" and "events:".
+awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 } on' "$results/check.txt" |
+  sed -n 's/.*(\(.*\))$/\1/p' | tr '|' '\n' | tr -d ' ' | sort -u >/tmp/function-names
+awk 'NR == FNR { want[$1] = 1; next } ($1 in want) { print $1 }' /tmp/function-names \
+  $tracing/available_filter_functions | sort -u >"$results/available-functions"
 
 # allocwatch runs in the foreground, as an operator runs it: a background job
 # of a non-interactive shell would start with SIGINT ignored. The load runs
 # beside it and ends it with SIGINT, as Ctrl-C does.
 load_then_interrupt() {
+  dir=$1
   # Start once allocwatch has set tracing up (graph mode at the top level,
   # events mode in an instance), or has given up.
   waited=0
-  while [ "$(cat /sys/kernel/tracing/current_tracer)" = nop ] &&
-    [ -z "$(ls /sys/kernel/tracing/instances)" ]; do
-    [ -e /run/allocwatch.exited ] && return
+  while [ "$(cat $tracing/current_tracer)" = nop ] && [ -z "$(ls $tracing/instances)" ]; do
+    [ -e /tmp/allocwatch.exited ] && return
     waited=$((waited + 1))
     [ $waited -gt 600 ] && break
     usleep 100000
   done
   pid=$(pidof allocwatch)
-  echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(cat "$results/err.txt")"
+  echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(head -n 1 "$dir/err.txt")"
   sleep 1
   echo "allocwatch-e2e: workload for $seconds s"
-  memstress /mnt/data "$seconds" >"$results/memstress.txt" 2>&1
-  echo $? >"$results/memstress.status"
-  cat "$results/memstress.txt"
+  memstress /mnt/data "$seconds" "$memcg" >"$dir/memstress.txt" 2>&1
+  echo $? >"$dir/memstress.status"
+  cat "$memcg/memory.events" >"$dir/memcg.events"
+  cat "$dir/memstress.txt"
   [ -n "$pid" ] || return
   kill -INT "$pid"
   # A run that ignores Ctrl-C is killed, and fails for its status.
   waited=0
-  while [ ! -e /run/allocwatch.exited ] && [ $waited -lt 600 ]; do
+  while [ ! -e /tmp/allocwatch.exited ] && [ $waited -lt 600 ]; do
     waited=$((waited + 1))
     usleep 100000
   done
-  [ -e /run/allocwatch.exited ] || kill -KILL "$pid"
+  [ -e /tmp/allocwatch.exited ] || kill -KILL "$pid"
 }
-load_then_interrupt &
-loader=$!
-allocwatch -t 100us -p default --save "$results/raw.trace" >"$results/out.txt" 2>"$results/err.txt"
-echo $? >"$results/allocwatch.status"
-touch /run/allocwatch.exited
-wait "$loader"
-echo "allocwatch-e2e: allocwatch exited with status $(cat "$results/allocwatch.status")"
 
-snapshot_tracefs >"$results/tracefs.after"
+# run_allocwatch NAME LABEL: one traced run into $results/NAME.
+run_allocwatch() {
+  dir=$results/$1
+  mkdir -p "$dir"
+  echo "$2" >"$dir/label"
+  echo "allocwatch-e2e: run $1: $2"
+  snapshot_tracefs >"$dir/tracefs.before"
+  rm -f /tmp/allocwatch.exited
+  load_then_interrupt "$dir" &
+  loader=$!
+  allocwatch -t 100us -p default --save "$dir/raw.trace" >"$dir/out.txt" 2>"$dir/err.txt"
+  echo $? >"$dir/allocwatch.status"
+  touch /tmp/allocwatch.exited
+  wait "$loader"
+  echo "allocwatch-e2e: allocwatch exited with status $(cat "$dir/allocwatch.status")"
+  snapshot_tracefs >"$dir/tracefs.after"
+  list_journals >"$dir/journals"
+}
+
+# Journals left behind (there should be none after a run ends).
+list_journals() {
+  if [ -d /run/allocwatch ]; then ls /run/allocwatch; else echo "no /run/allocwatch"; fi
+}
+
+mglru_state() {
+  case $(cat $lru_gen) in 0x0000) echo off ;; *) echo on ;; esac
+}
+
+# The function_graph options that change the line format, where this kernel
+# has them: switched on before run 2, so that allocwatch must read their forms
+# and leave them on.
+format_options=""
+for option in funcgraph-args funcgraph-retval; do
+  [ -e "$tracing/options/$option" ] && format_options="$format_options $option"
+done
+
+label1="as booted"
+[ -e $lru_gen ] && label1="$label1, MGLRU $(mglru_state)"
+run_allocwatch run1 "$label1"
+
+label2=""
+if [ -e $lru_gen ]; then
+  if [ "$(mglru_state)" = on ]; then echo n >$lru_gen; else echo y >$lru_gen; fi
+  label2="MGLRU $(mglru_state)"
+fi
+for option in $format_options; do
+  echo 1 >"$tracing/options/$option"
+  label2="${label2:+$label2, }$option on"
+done
+[ -n "$label2" ] && run_allocwatch run2 "$label2"
+
+# The kernel's own line forms with tracing_thresh 0 (entries, leaves, bare
+# returns, and the forms of the options above), which allocwatch never asks
+# the kernel for but replays from saved traces: 3 s of load, at most 4 MB.
+capture_formats() {
+  dir=$results/formats
+  mkdir -p "$dir"
+  echo "$format_options" >"$dir/options"
+  cat "$results/available-functions" >$tracing/set_ftrace_filter
+  old_thresh=$(cat $tracing/tracing_thresh)
+  old_abstime=$(cat $tracing/options/funcgraph-abstime)
+  old_proc=$(cat $tracing/options/funcgraph-proc)
+  echo 0 >$tracing/tracing_thresh
+  echo 1 >$tracing/options/funcgraph-abstime
+  echo 1 >$tracing/options/funcgraph-proc
+  echo function_graph >$tracing/current_tracer
+  memstress /mnt/data 3 "$memcg" >"$dir/memstress.txt" 2>&1 &
+  timeout 8 head -c 4000000 $tracing/trace_pipe >"$dir/raw.trace"
+  wait
+  echo nop >$tracing/current_tracer
+  echo >$tracing/set_ftrace_filter
+  echo "$old_thresh" >$tracing/tracing_thresh
+  echo "$old_abstime" >$tracing/options/funcgraph-abstime
+  echo "$old_proc" >$tracing/options/funcgraph-proc
+  echo "allocwatch-e2e: captured $(wc -l <"$dir/raw.trace") lines with tracing_thresh 0"
+}
+capture_formats
+
+# A run killed with SIGKILL once tracing is set up, then allocwatch --restore,
+# which must find the journal and put tracefs back.
+kill_then_restore() {
+  dir=$results/restore
+  mkdir -p "$dir"
+  snapshot_tracefs >"$dir/tracefs.before"
+  allocwatch -t 100us -p default >/dev/null 2>"$dir/err.txt" &
+  pid=$!
+  waited=0
+  while [ "$(cat $tracing/current_tracer)" = nop ] && [ $waited -lt 600 ] &&
+    kill -0 $pid 2>/dev/null; do
+    waited=$((waited + 1))
+    usleep 100000
+  done
+  sleep 1
+  kill -KILL $pid
+  wait $pid
+  snapshot_tracefs >"$dir/tracefs.killed"
+  list_journals >"$dir/journals.killed"
+  allocwatch --restore >"$dir/restore.out" 2>"$dir/restore.err"
+  echo $? >"$dir/restore.status"
+  snapshot_tracefs >"$dir/tracefs.after"
+  list_journals >"$dir/journals"
+  echo "allocwatch-e2e: killed allocwatch, --restore exited with status $(cat "$dir/restore.status")"
+}
+kill_then_restore
+
+# Booted without /run: what allocwatch made for its journal.
+if ! grep -q "^/run exists" "$results/run-dir"; then
+  for d in /run /run/allocwatch; do
+    if [ -d $d ]; then echo "$d $(stat -c '%a %u' $d)"; else echo "$d missing"; fi
+  done >>"$results/run-dir"
+fi
+
 dmesg >"$results/dmesg.txt"
 (cd "$results" && tar -cf "$results_disk" .) || fail "tar to $results_disk"
 sync

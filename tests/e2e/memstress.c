@@ -1,16 +1,25 @@
 // memstress: memory pressure for allocwatch's VM test (make e2e).
 //
-//   memstress DATA_DIR SECONDS
+//   memstress DATA_DIR SECONDS [MEMCG_DIR]
 //
 // Without swap only page cache and slab caches are reclaimable, so the load
 // makes every kind of stall allocwatch is meant to explain, all at once:
 //   - readers stream DATA_DIR/big* through the page cache (more than RAM),
-//   - an anonymous hog grows in bursts to most of the memory and punches
-//     every other page out of what it holds, which fragments free memory,
+//   - two anonymous hogs grow in bursts, side by side, to most of the
+//     memory and punch every other page out of what they hold, which
+//     fragments free memory; two, so that they allocate faster than kswapd
+//     frees even where it is quick (MGLRU), and someone reclaims directly,
 //   - a THP faulter asks for order-9 pages in MADV_HUGEPAGE regions, which
 //     over fragmented memory means direct compaction,
+//   - a compactor asks the kernel to compact all memory every 4 s
+//     (/proc/sys/vm/compact_memory), so that compact_zone runs with its
+//     tracepoints on every kernel even when no THP fault has to compact,
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
-//     so dentry and inode caches grow and super_cache_scan has work.
+//     so dentry and inode caches grow and super_cache_scan has work,
+//   - with MEMCG_DIR (a cgroup v2 directory with a small memory.max), one
+//     more reader streams DATA_DIR/memcg0 from inside that group: a file of
+//     its own, since page cache stays charged to whoever read it first, so
+//     it reclaims its own group (memcg reclaim).
 // Direct reclaim comes from whoever allocates when kswapd falls behind.
 // At the end it prints the /proc/vmstat counters that prove the pressure.
 #define _GNU_SOURCE
@@ -69,14 +78,26 @@ static unsigned long meminfo_bytes(const char* name) {
   return kb * 1024;
 }
 
-static void read_big_files(int first) {
+// Moves the calling process into the cgroup v2 directory `dir`.
+static void join_cgroup(const char* dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+  FILE* f = fopen(path, "w");
+  if (!f)
+    die("open %s", path);
+  if (fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+    die("write %s", path);
+}
+
+// Reads PREFIX0, PREFIX1, ... PREFIX<nfiles-1> in DATA_DIR, starting at the
+// file `first` and cycling until the time is up.
+static void read_files(const char* prefix, int nfiles, int first) {
   char* buf = malloc(MIB);
   if (!buf)
     die("malloc");
   char path[4096];
   for (int round = first; time_left(); round++) {
-    // big0, big1, ...: each reader starts at its own file and cycles.
-    snprintf(path, sizeof path, "%s/big%d", data_dir, round % 2);
+    snprintf(path, sizeof path, "%s/%s%d", data_dir, prefix, round % nfiles);
     int fd = open(path, O_RDONLY);
     if (fd < 0)
       die("open %s", path);
@@ -110,8 +131,11 @@ static void hog_anon(unsigned long target) {
         die("mmap");
       // Small pages only: the hog's job is to fragment, not to take THPs.
       madvise(p, chunk_size, MADV_NOHUGEPAGE);
-      for (size_t off = 0; off < chunk_size; off += page_size)
-        p[off] = (char)off | 1;
+      // Faulted in one go in the kernel where it can be (5.14+), the
+      // fastest way to allocate; touched page by page elsewhere.
+      if (madvise(p, chunk_size, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < chunk_size; off += page_size)
+          p[off] = (char)off | 1;
       full[nfull++] = p;
       used += chunk_size;
     }
@@ -129,9 +153,13 @@ static void hog_anon(unsigned long target) {
 }
 
 // Faults order-9 pages in MADV_HUGEPAGE regions; with defrag=madvise each
-// fault that finds no free 2 MiB block compacts (or reclaims) directly.
+// fault that finds no free 2 MiB block compacts (or reclaims) directly. Each
+// region is freed only after the next one is faulted, and a pause lets the
+// readers' page cache scatter over the freed blocks: otherwise the faulter
+// would mostly get back the huge pages it just freed, and not compact.
 static void fault_huge_pages(void) {
   const size_t region = 8 * HUGE_PAGE;
+  char* previous = NULL;
   while (time_left()) {
     char* raw =
         mmap(NULL, region + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -142,7 +170,22 @@ static void fault_huge_pages(void) {
       die("madvise(MADV_HUGEPAGE)");
     for (size_t off = 0; off < region; off += HUGE_PAGE)
       p[off] = 1;
-    munmap(raw, region + HUGE_PAGE);
+    if (previous)
+      munmap(previous, region + HUGE_PAGE);
+    previous = raw;
+    usleep(50 * 1000);
+  }
+}
+
+static void compact_memory(void) {
+  while (time_left()) {
+    sleep(4);
+    int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+    if (fd < 0)
+      die("open /proc/sys/vm/compact_memory");
+    if (write(fd, "1", 1) != 1)
+      die("write /proc/sys/vm/compact_memory");
+    close(fd);
   }
 }
 
@@ -216,31 +259,35 @@ static void read_vmstat(unsigned long long values[NCOUNTERS]) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: memstress DATA_DIR SECONDS\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: memstress DATA_DIR SECONDS [MEMCG_DIR]\n");
     return 2;
   }
   data_dir = argv[1];
   int seconds = atoi(argv[2]);
+  const char* memcg_dir = argc == 4 ? argv[3] : NULL;
   page_size = sysconf(_SC_PAGESIZE);
   clock_gettime(CLOCK_MONOTONIC, &deadline);
   deadline.tv_sec += seconds;
 
   // Leave room for the kernel, the initramfs and the tracer; the rest is the
-  // hog's, so that page cache is all that is left to reclaim.
+  // hogs', so that page cache is all that is left to reclaim.
   unsigned long available = meminfo_bytes("MemAvailable");
   unsigned long hog = available / 100 * 70;
-  printf("memstress: %lu MiB available, hog %lu MiB, %d s\n", available / MIB, hog / MIB, seconds);
+  printf("memstress: %lu MiB available, hogs %lu MiB, %d s\n", available / MIB, hog / MIB,
+         seconds);
   fflush(stdout);
 
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
   read_vmstat(before);
 
-  enum { READER0, READER1, HOG, THP, TREE, NWORKERS };
+  enum { READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, MEMCG_READER, NWORKERS };
   // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhog", "thpflt", "treewlk"};
+  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhg0", "anonhg1",
+                                              "thpflt",  "compact", "treewlk", "memcgrd"};
+  const int nworkers = memcg_dir ? NWORKERS : MEMCG_READER;
   pid_t pids[NWORKERS];
-  for (int i = 0; i < NWORKERS; i++) {
+  for (int i = 0; i < nworkers; i++) {
     pids[i] = fork();
     if (pids[i] < 0)
       die("fork");
@@ -256,23 +303,32 @@ int main(int argc, char** argv) {
       switch (i) {
       case READER0:
       case READER1:
-        read_big_files(i);
+        // big0 and big1, each reader starting at its own.
+        read_files("big", 2, i);
         break;
-      case HOG:
-        hog_anon(hog);
+      case HOG0:
+      case HOG1:
+        hog_anon(hog / 2);
         break;
       case THP:
         fault_huge_pages();
         break;
+      case COMPACTOR:
+        compact_memory();
+        break;
       case TREE:
         walk_tree();
+        break;
+      case MEMCG_READER:
+        join_cgroup(memcg_dir);
+        read_files("memcg", 1, 0);
         break;
       }
       _exit(0);
     }
   }
   int failed = 0;
-  for (int i = 0; i < NWORKERS; i++) {
+  for (int i = 0; i < nworkers; i++) {
     int status;
     if (waitpid(pids[i], &status, 0) < 0)
       die("waitpid");

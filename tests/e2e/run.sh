@@ -17,12 +17,14 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
 
-# case NAME EXPECT RAW_SED OUT_SED: EXPECT is "pass" or text of the FAIL line.
+# case NAME EXPECT RAW_SED OUT_SED [CHECKER_OPTION...]: EXPECT is "pass" or
+# text of the FAIL line.
 case_() {
   name=$1 expect=$2
   sed "$3" fixtures/raw.trace >"$tmp/raw"
   sed "$4" fixtures/good.out >"$tmp/out"
-  "$check" 100 "$tmp/raw" "$tmp/out" >"$tmp/log" 2>&1
+  shift 4
+  "$check" "$@" 100 "$tmp/raw" "$tmp/out" >"$tmp/log" 2>&1
   status=$?
   if [ "$expect" = pass ]; then
     [ $status = 0 ] && ! grep -q '^FAIL' "$tmp/log"
@@ -68,5 +70,28 @@ case_ 'slow reclaim without its end event' 'try_to_free_pages returns' "$keep" \
   '/direct_reclaim_end/d'
 case_ 'slow compaction without its events' 'compact_zone returns' "$keep" \
   '/mm_compaction_begin/d;/mm_compaction_end/d'
+case_ 'carried pair asked for and present' pass "$keep" "$keep" \
+  --carried try_to_free_pages:mm_vmscan_direct_reclaim_begin:mm_vmscan_direct_reclaim_end
+case_ 'memcg reclaim asked for, none in the trace' 'try_to_free_mem_cgroup_pages returns' \
+  "$keep" "$keep" \
+  --carried try_to_free_mem_cgroup_pages:mm_vmscan_memcg_reclaim_begin:mm_vmscan_memcg_reclaim_end
+
+# --forms counts each line form of a thresh-0 trace, arguments included.
+forms() { "$check" --forms "$tmp/forms" | grep -qF "forms: $1"; }
+printf '%s\n' \
+  '  52.141007 |   1)  memstre-93   |               |  __alloc_frozen_pages_noprof(gfp=0x140cca, order=0) {' \
+  '  52.141012 |   1)  memstre-93   |   2.312 us    |    shrink_slab(gfp_mask=0xcc0, nid=0);' \
+  '  52.141020 |   1)  memstre-93   | + 13.020 us   |  }' \
+  '  52.141030 |   1)  memstre-93   | + 13.020 us   |  } /* f = 0x0 */' >"$tmp/forms"
+for want in '1 entry with arguments f(a=1)' '1 leaf with arguments f(a=1)' '1 return }' \
+  '1 return with a value'; do
+  if forms "$want"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL --forms does not count '$want':"
+    "$check" --forms "$tmp/forms" | sed 's/^/  | /'
+  fi
+done
 echo "e2e-check: $passed passed, $failed failed"
 [ $failed = 0 ]
