@@ -12,6 +12,7 @@
 #include "trace/parser.h"
 #include "tracefs/plan.h"
 #include "tracefs/session.h"
+#include "util/output_file.h"
 #include "util/result.h"
 
 #include <cerrno>
@@ -278,11 +279,20 @@ int main(int argc, char** argv) {
   using namespace allocwatch;
   std::ios::sync_with_stdio(false);
   install_signal_handlers();
+  // Output that cannot be written (a full disk, a closed pipe) is an error.
+  CheckedStdout out;
+  auto with_output_checked = [&out](int status) {
+    if (Status written = out.finish(); !written) {
+      std::cerr << "allocwatch: " << written.error().message << "\n";
+      return 1;
+    }
+    return status;
+  };
   ParsedOptions parsed = parse_options(argc, argv);
   if (parsed.exit_now)
-    return *parsed.exit_now;
+    return with_output_checked(*parsed.exit_now);
   try {
-    return run(parsed.options);
+    return with_output_checked(run(parsed.options));
   } catch (const FatalError& e) {
     std::cerr << "allocwatch: " << e.what() << "\n";
     return e.exit_code();

@@ -51,5 +51,37 @@ else
   failed=$((failed + 1))
 fi
 
+# check NAME CONDITION...: one case, passed when the shell test holds.
+check() {
+  name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name"
+    sed 's/^/  /' "$tmp/err" | head -n 5
+    failed=$((failed + 1))
+  fi
+}
+
+# Output that cannot be written is an error that says why, exit 1, never a
+# silent loss (it was exit 0 with 132 of 25963 lines written).
+graph=tests/golden/traces/graph-6.1-thresh100.txt
+"$bin" -i "$graph" -t 100us >/dev/full 2>"$tmp/err"
+check "replay to /dev/full: exit 1, says why" \
+  [ $? = 1 ] && grep -qx 'allocwatch: cannot write stdout: No space left on device' "$tmp/err"
+"$bin" -i "$graph" -t 100us --format json >/dev/full 2>"$tmp/err"
+check "json replay to /dev/full: exit 1" [ $? = 1 ]
+"$bin" --list-profiles >/dev/full 2>"$tmp/err"
+check "--list-profiles to /dev/full: exit 1" [ $? = 1 ]
+"$bin" --help >/dev/full 2>"$tmp/err"
+check "--help to /dev/full: exit 1" [ $? = 1 ]
+{
+  "$bin" -i "$graph" -t 100us 2>"$tmp/err"
+  echo $? >"$tmp/status"
+} | head -n 1 >/dev/null
+check "a reader that leaves: exit 1, says so" \
+  [ "$(cat "$tmp/status")" = 1 ] && grep -q 'cannot write stdout: Broken pipe' "$tmp/err"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" = 0 ]
