@@ -83,5 +83,19 @@ check "--help to /dev/full: exit 1" [ $? = 1 ]
 check "a reader that leaves: exit 1, says so" \
   [ "$(cat "$tmp/status")" = 1 ] && grep -q 'cannot write stdout: Broken pipe' "$tmp/err"
 
+# CRLF line ends (a trace that went through a Windows editor) read the same.
+"$bin" -i "$graph" -t 1ms >"$tmp/lf.out" 2>"$tmp/lf.err"
+sed 's/$/\r/' "$graph" >"$tmp/crlf.trace"
+"$bin" -i "$tmp/crlf.trace" -t 1ms >"$tmp/out" 2>"$tmp/err"
+check "CRLF trace: exit 0, the same output and counts as LF" \
+  [ $? = 0 ] && cmp -s "$tmp/lf.out" "$tmp/out" && cmp -s "$tmp/lf.err" "$tmp/err"
+
+# A line longer than any trace line is one line not understood; the rest reads on.
+{ head -n 5 "$graph"; head -c 3000000 /dev/zero | tr '\0' x; echo; tail -n +6 "$graph"; } >"$tmp/long.trace"
+"$bin" -i "$tmp/long.trace" -t 1ms >"$tmp/out" 2>"$tmp/err"
+check "a 3 MB line: counted as not understood, the trace around it read" \
+  [ $? = 0 ] && grep -q '^allocwatch: 25964 lines read, 1 not understood' "$tmp/err" &&
+  cmp -s "$tmp/lf.out" "$tmp/out"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" = 0 ]
