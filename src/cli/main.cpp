@@ -112,17 +112,21 @@ Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> m
 int replay(const Options& options, const Profile& profile) {
   int fd = STDIN_FILENO;
   if (*options.input != "-") {
-    fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    // A FIFO blocks open() until a writer comes; Ctrl-C then is a normal
+    // stop of a replay that read nothing (UntilStopSignal reads no more).
+    do
+      fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR && !g_stop_signal);
+    if (fd < 0 && !g_stop_signal)
       throw FatalError("cannot open " + *options.input + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
-  FdSource file(fd, input_name);
+  FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
   const Bound bound = bind_all(reader, profile, std::nullopt, options);
   const RunStats& stats = bound.stats;
-  if (fd != STDIN_FILENO)
+  if (fd > STDIN_FILENO)
     ::close(fd);
   if (!options.quiet)
     stats.print(std::cerr);

@@ -97,5 +97,31 @@ check "a 3 MB line: counted as not understood, the trace around it read" \
   [ $? = 0 ] && grep -q '^allocwatch: 25964 lines read, 1 not understood' "$tmp/err" &&
   cmp -s "$tmp/lf.out" "$tmp/out"
 
+# Ctrl-C while -i waits for a FIFO's writer (in open), or for its bytes: a
+# normal stop, as for any interrupted replay.
+for wait_in in open read; do
+  rm -f "$tmp/fifo"
+  mkfifo "$tmp/fifo"
+  [ $wait_in = read ] && { sleep 600 >"$tmp/fifo" & writer=$!; }
+  "$bin" -i "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
+  reader=$!
+  # Until it blocks: wchan names the kernel function it waits in.
+  for _ in $(seq 50); do
+    case $(cat /proc/$reader/wchan 2>/dev/null) in fifo_open | pipe_read | pipe_wait*) break ;; esac
+    sleep 0.1
+  done
+  kill -INT $reader
+  for _ in $(seq 50); do
+    kill -0 $reader 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL $reader 2>/dev/null # still waiting 5 s after Ctrl-C: a failure
+  wait $reader
+  status=$?
+  [ $wait_in = read ] && kill $writer 2>/dev/null
+  check "Ctrl-C while -i FIFO waits in $wait_in: exit 0 (got $status)" \
+    [ $status = 0 ] && grep -q '^allocwatch: 0 lines read' "$tmp/err"
+done
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" = 0 ]
