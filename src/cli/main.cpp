@@ -12,6 +12,7 @@
 #include "trace/parser.h"
 #include "tracefs/plan.h"
 #include "tracefs/session.h"
+#include "util/escape.h"
 #include "util/output_file.h"
 #include "util/result.h"
 
@@ -118,7 +119,7 @@ int replay(const Options& options, const Profile& profile) {
       fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR && !g_stop_signal);
     if (fd < 0 && !g_stop_signal)
-      throw FatalError("cannot open " + *options.input + ": " + std::strerror(errno));
+      throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
@@ -133,7 +134,7 @@ int replay(const Options& options, const Profile& profile) {
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
   if (!bound.mode && stats.lines_malformed > 0)
-    throw FatalError(input_name + " holds no line of an ftrace trace (" +
+    throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
                      " lines not understood): replay what trace_pipe printed, or a --save file");
   return 0;

@@ -114,7 +114,7 @@ bool LineReader::fill() {
       if (put < 0 && errno == EINTR)
         continue;
       if (put <= 0)
-        throw FatalError("cannot write " + tee_name_ + ": " +
+        throw FatalError("cannot write " + escaped(tee_name_) + ": " +
                          (put < 0 ? std::strerror(errno) : "no progress"));
       p += put;
       left -= static_cast<std::size_t>(put);

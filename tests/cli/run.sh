@@ -41,6 +41,13 @@ expect 2 "--restore runs alone" -- --restore -i "$trace"
 expect 2 "reads no tracefs" -- --tracefs /tmp -i "$trace"
 expect 1 "cannot open $tmp/missing" -- -i "$tmp/missing"
 expect 1 "holds no line of an ftrace trace" -- -i "$bin"
+# Bytes from the command line, a profile or a file name reach the terminal
+# escaped: an ESC would drive it, a newline would forge a message line.
+esc=$(printf '\033')
+expect 1 "cannot open $tmp/x\\x1b[2Jy\\nallocwatch: forged: No such file" -- -i "$tmp/x${esc}[2Jy
+allocwatch: forged"
+expect 2 "invalid duration '5\\x1b[31mus'" -- -i "$trace" -t "5${esc}[31mus"
+expect 2 "'no\\x1bsuch' is not a profile name" -- -i "$trace" -p "no${esc}such"
 
 # -q silences the counts; a good replay exits 0 with the trace on stdout.
 "$bin" -i "$trace" -t 10ms -q >"$tmp/out" 2>"$tmp/err"
