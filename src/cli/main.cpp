@@ -195,11 +195,12 @@ int trace_live(const Options& options, const Profile& profile) {
     return 0;
   }
 
-  int save_fd = -1;
+  std::unique_ptr<OutputFile> saved;
   if (options.save) {
-    save_fd = ::open(options.save->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (save_fd < 0)
-      throw FatalError("cannot write " + *options.save + ": " + std::strerror(errno));
+    auto file = OutputFile::create(*options.save);
+    if (!file)
+      throw FatalError(file.error().message);
+    saved = std::move(*file);
   }
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
@@ -222,15 +223,15 @@ int trace_live(const Options& options, const Profile& profile) {
     throw FatalError(pipe.error().message);
 
   LineReader reader(**pipe);
-  if (save_fd >= 0)
-    reader.set_tee(save_fd, *options.save);
+  reader.set_tee(saved.get());
   // The report is printed here, before restore(): at stop, tracing goes off,
   // the pipe drains, the report comes, then tracefs is put back.
   const RunStats stats = bind_all(reader, profile, session.mode(), options).stats;
-  if (save_fd >= 0)
-    ::close(save_fd);
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
+  if (saved)
+    if (Status written = saved->finish(); !written)
+      throw FatalError(written.error().message);
   if (!options.quiet) {
     stats.print(std::cerr);
     if (command && command->status() >= 0)

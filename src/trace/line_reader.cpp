@@ -1,6 +1,7 @@
 #include "trace/line_reader.h"
 
 #include "util/escape.h"
+#include "util/output_file.h"
 #include "util/result.h"
 
 #include <cerrno>
@@ -27,11 +28,6 @@ std::size_t FdSource::read(char* buf, std::size_t n) {
 
 LineReader::LineReader(ByteSource& source, std::size_t chunk)
     : source_(source), buf_(new char[chunk > 0 ? chunk : 1]), capacity_(chunk > 0 ? chunk : 1) {}
-
-void LineReader::set_tee(int fd, std::string name) {
-  tee_fd_ = fd;
-  tee_name_ = std::move(name);
-}
 
 std::string_view LineReader::hand_out(std::string_view line) {
   if (!line.empty() && line.back() == '\r')
@@ -106,20 +102,9 @@ bool LineReader::fill() {
     eof_ = true;
     return false;
   }
-  if (tee_fd_ >= 0) {
-    const char* p = buf_.get() + end_;
-    std::size_t left = got;
-    while (left > 0) {
-      ssize_t put = ::write(tee_fd_, p, left);
-      if (put < 0 && errno == EINTR)
-        continue;
-      if (put <= 0)
-        throw FatalError("cannot write " + escaped(tee_name_) + ": " +
-                         (put < 0 ? std::strerror(errno) : "no progress"));
-      p += put;
-      left -= static_cast<std::size_t>(put);
-    }
-  }
+  if (tee_ != nullptr)
+    if (Status copied = tee_->write(buf_.get() + end_, got); !copied)
+      throw FatalError(copied.error().message);
   end_ += got;
   bytes_read_ += got;
   return true;

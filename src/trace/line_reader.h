@@ -13,6 +13,8 @@
 
 namespace allocwatch {
 
+class OutputFile;
+
 // Where the bytes come from. The live session supplies one that polls
 // trace_pipe and watches its stop flag; tests supply fakes.
 class ByteSource {
@@ -64,10 +66,10 @@ public:
   // Bytes taken from the source so far (including ones not yet handed out).
   std::uint64_t bytes_read() const { return bytes_read_; }
 
-  // Copies every byte read from the source, as read, to fd (for --save), so
-  // a saved trace replays exactly as the live one ran. -1 turns it off.
-  // The fd is not owned. A failed write throws FatalError.
-  void set_tee(int fd, std::string name = "saved trace");
+  // Copies every byte read from the source, as read, to `out` (for --save),
+  // so a saved trace replays exactly as the live one ran; nullptr turns it
+  // off. `out` must outlive the reader. A failed write throws FatalError.
+  void set_tee(OutputFile* out) { tee_ = out; }
 
 private:
   // Reads more input after the unconsumed bytes; false at end of input.
@@ -85,8 +87,7 @@ private:
   bool dropping_ = false; // the rest of a line too long is being read and dropped
   std::uint64_t lines_cut_ = 0;
   std::uint64_t bytes_read_ = 0;
-  int tee_fd_ = -1;
-  std::string tee_name_;
+  OutputFile* tee_ = nullptr;
 };
 
 } // namespace allocwatch

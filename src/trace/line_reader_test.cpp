@@ -1,4 +1,5 @@
 #include "trace/line_reader.h"
+#include "util/output_file.h"
 #include "util/result.h"
 
 #include <algorithm>
@@ -159,7 +160,8 @@ TEST_CASE("LineReader's tee receives the bytes exactly as read") {
   REQUIRE(saved != nullptr);
   FakeSource source(data, {5, 2});
   LineReader reader(source, 4);
-  reader.set_tee(fileno(saved));
+  OutputFile out(fileno(saved), "saved trace");
+  reader.set_tee(&out);
   CHECK(read_all(reader) == Lines{"one", "", "two", "no newline at the end"});
   std::rewind(saved);
   std::string copy(data.size() + 10, '\0');
@@ -174,9 +176,11 @@ TEST_CASE("LineReader's tee reports a failed write") {
   REQUIRE(read_only != nullptr);
   FakeSource source("line\n");
   LineReader reader(source);
-  reader.set_tee(fileno(read_only), "out.trace");
+  OutputFile out(fileno(read_only), "out.trace");
+  reader.set_tee(&out);
   std::string_view line;
-  CHECK_THROWS_WITH_AS(reader.next(line), doctest::Contains("cannot write out.trace"), FatalError);
+  CHECK_THROWS_WITH_AS(reader.next(line), "cannot write out.trace: Bad file descriptor",
+                       FatalError);
   std::fclose(read_only);
 }
 
