@@ -629,6 +629,12 @@ Status Session::undo() {
   return Ok{};
 }
 
+bool is_mounted_tracefs(const std::string& dir) {
+  struct statfs fs {};
+  return ::statfs(dir.c_str(), &fs) == 0 &&
+         (fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC);
+}
+
 namespace {
 
 // What restore_from_journals() checks of a journal beyond its format.
@@ -641,11 +647,7 @@ Status check_journal(const Journal& journal, const std::string& path, const Rest
   const std::string& dir = journal.tracing_dir;
   if (dir.front() != '/')
     return refuse("its tracing directory " + quote(dir) + " is not an absolute path");
-  struct statfs fs {};
-  if (::statfs(dir.c_str(), &fs) != 0)
-    return refuse("its tracing directory " + quote(dir) + ": " + std::strerror(errno));
-  if (std::find(checks.tracing_filesystems.begin(), checks.tracing_filesystems.end(),
-                static_cast<std::int64_t>(fs.f_type)) == checks.tracing_filesystems.end())
+  if (!checks.is_tracing_dir(dir))
     return refuse("its tracing directory " + quote(dir) + " is not a tracefs or debugfs");
   if (!journal.instance.empty() && journal.instance != "allocwatch-" + std::to_string(journal.pid))
     return refuse("its instance " + quote(journal.instance) + " is not allocwatch-" +

@@ -49,10 +49,8 @@
 #include "tracefs/plan.h"
 #include "util/result.h"
 
-#include <cstdint>
 #include <functional>
 #include <iostream>
-#include <linux/magic.h>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -138,10 +136,13 @@ private:
 // events/SYSTEM/EVENT/{enable,filter}. --restore writes no other path.
 bool is_journaled_file(std::string_view path);
 
-// What --restore takes as a journal's tracing directory: a file system of
-// these types (statfs f_type), tracefs and debugfs. Tests add their fake's.
+// True when `dir` is a mounted tracefs or debugfs (statfs magic).
+bool is_mounted_tracefs(const std::string& dir);
+
+// What --restore takes as a journal's tracing directory. Tests take their
+// fake tracefs (plain files in /tmp) for one, and nothing else.
 struct RestoreChecks {
-  std::vector<std::int64_t> tracing_filesystems{TRACEFS_MAGIC, DEBUGFS_MAGIC};
+  std::function<bool(const std::string& dir)> is_tracing_dir = is_mounted_tracefs;
 };
 
 // allocwatch --restore: replays every journal in `journal_dir` whose process

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,13 +47,9 @@ struct Fixture {
     return {.journal_dir = journal_dir, .force = force, .messages = nullptr};
   }
   std::string journal() const { return journal_path(journal_dir, getpid()); }
-  // --restore's checks, taking the fake's file system for a tracefs.
+  // --restore's checks, taking the fake for a tracefs, and nothing else.
   RestoreChecks checks() const {
-    struct statfs fs {};
-    REQUIRE(::statfs(fake.dir().c_str(), &fs) == 0);
-    RestoreChecks checks;
-    checks.tracing_filesystems.push_back(static_cast<std::int64_t>(fs.f_type));
-    return checks;
+    return {.is_tracing_dir = [dir = fake.dir()](const std::string& d) { return d == dir; }};
   }
   std::string instance_dir() const {
     return fake.path("instances/allocwatch-" + std::to_string(getpid()));
@@ -470,6 +465,8 @@ TEST_CASE("session: --restore trusts no journal it did not write, and touches no
   }
   SUBCASE("a tracing directory that is not a tracefs (it wrote into /tmp)") {
     RestoreChecks standard; // tracefs and debugfs only: the fake is neither
+    CHECK(is_mounted_tracefs("/sys/kernel/tracing") ==
+          std::filesystem::exists("/sys/kernel/tracing/available_events"));
     plant(f.journal_dir, name, killed_journal(f, pid));
     CHECK(restore_says(f, ok, &standard)
               .find("refusing the journal " + path + ": its tracing directory '" + f.fake.dir() +
