@@ -140,7 +140,7 @@ $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/tests/fuzz/%.o $(FUZZ_LIB)
 
 fuzz: deps
 	@scripts/install-deps.sh fuzz
-	@$(MAKE) --no-print-directory $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+	@$(MAKE) --no-print-directory -j$$(nproc) $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 	@tests/fuzz/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
