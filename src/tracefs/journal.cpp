@@ -205,8 +205,8 @@ Result<Journal> parse_journal(std::string_view text, const std::string& name) {
     return corrupt("not an allocwatch journal");
   if (line == kOldMagic)
     return Error{"the journal " + escaped(name) +
-                 " is of an older allocwatch (format 1, which cannot show it was written whole): "
-                 "check tracefs by hand, then remove it"};
+                 " is of an older allocwatch (format 1, which cannot show that it was written "
+                 "whole)"};
   Journal journal;
   std::string_view value;
   if (!value_of("pid", value) || !parse_number(value, journal.pid) || journal.pid <= 0)

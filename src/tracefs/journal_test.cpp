@@ -72,8 +72,8 @@ TEST_CASE("journal: a journal cut anywhere is refused, also at an entry boundary
   CHECK(parse_journal(text + "x", "j").error().message ==
         "the journal j is damaged (bytes after the end marker)");
   CHECK(parse_journal("allocwatch-journal 1\npid 7\n", "j").error().message ==
-        "the journal j is of an older allocwatch (format 1, which cannot show it was written "
-        "whole): check tracefs by hand, then remove it");
+        "the journal j is of an older allocwatch (format 1, which cannot show that it was "
+        "written whole)");
 
   REQUIRE(write_journal(tmp.dir(), journal).ok());
   const std::string path = journal_path(tmp.dir(), 7);

@@ -662,6 +662,8 @@ Status check_journal(const Journal& journal, const std::string& path, const Rest
 
 Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
                              std::ostream& messages, const RestoreChecks& checks) {
+  // What is left to do when a journal is refused.
+  static constexpr const char* kByHand = " (check tracefs by hand, then remove the journal)";
   int failures = 0;
   auto fail = [&](const std::string& text) {
     messages << "allocwatch: " << text << '\n';
@@ -692,11 +694,11 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
   for (const std::string& path : *journals) {
     Result<Journal> journal = read_journal(path);
     if (!journal) {
-      fail(journal.error().message + "; nothing of it was restored");
+      fail(journal.error().message + "; nothing of it was restored" + kByHand);
       continue;
     }
     if (Status trusted = check_journal(*journal, path, checks); !trusted) {
-      fail(trusted.error().message + "; nothing of it was restored");
+      fail(trusted.error().message + "; nothing of it was restored" + kByHand);
       continue;
     }
     if (journal_owner_alive(*journal)) {

@@ -448,9 +448,10 @@ TEST_CASE("session: --restore trusts no journal it did not write, and touches no
     const std::string up = "../../../../../../../.." + victim;
     j.entries.push_back({up, "owned\n"});
     plant(f.journal_dir, name, j);
-    CHECK(restore_says(f, ok).find("refusing the journal " + path + ": it names '" + up +
-                                   "', not a file allocwatch saves; nothing of it was restored") !=
-          std::string::npos);
+    CHECK(restore_says(f, ok).find(
+              "refusing the journal " + path + ": it names '" + up +
+              "', not a file allocwatch saves; nothing of it was restored (check tracefs "
+              "by hand, then remove the journal)") != std::string::npos);
   }
   SUBCASE("an absolute entry path, and a tracefs file allocwatch never saves") {
     for (const std::string& bad : {victim, std::string("events/../../../x/enable"),
