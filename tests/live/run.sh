@@ -325,7 +325,8 @@ if wait_started "$bg"; then
     / mm_vmscan_memcg_reclaim_begin: / { open = 1; ts = time($0); claimed = 0; next }
     / mm_vmscan_lru_shrink_inactive: / { if (open) claimed++; next }
     / mm_vmscan_memcg_reclaim_end: / {
-      if (open && time($0) - ts >= 0.000050) { long++; if (claimed) claiming++ } else bad++
+      # In whole microseconds: 0.000050 in floating point can read as 0.0000499999.
+      if (open && int((time($0) - ts) * 1000000 + 0.5) >= 50) { long++; if (claimed) claiming++ } else bad++
       open = 0
     }
     function time(line,   f, i, n) {
