@@ -89,7 +89,7 @@ TEST_CASE("OutputFile: a file that cannot be created says why") {
 TEST_CASE("OutputFile: a closed descriptor is an error, not a silent loss") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
-  ::close(fds[0]); // the reader went away
+  ::close(fds[0]);                                     // the reader went away
   const auto previous = std::signal(SIGPIPE, SIG_IGN); // as main() has it
   OutputFile out(fds[1], "stdout");
   out.stream() << "lost\n";
