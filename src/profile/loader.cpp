@@ -3,6 +3,7 @@
 #include "profile/known_events.h"
 #include "profile/nearest.h"
 #include "util/escape.h"
+#include "util/read_limit.h"
 #include "util/size.h"
 
 #include <algorithm>
@@ -939,25 +940,12 @@ Result<Profile> load_profile_file(const std::string& path) {
     return failed("is a directory, not a profile");
   }
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      return failed(std::string("cannot read: ") + std::strerror(saved));
-    }
-    if (n == 0)
-      break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxProfileBytes) {
-      ::close(fd);
-      return failed("larger than 64 KiB: not a profile");
-    }
-  }
+  const int err = read_at_most(fd, kMaxProfileBytes, text);
   ::close(fd);
+  if (err == EFBIG)
+    return failed("larger than 64 KiB: not a profile");
+  if (err != 0)
+    return failed(std::string("cannot read: ") + std::strerror(err));
   return load_profile_text(text, path);
 }
 

@@ -1,6 +1,7 @@
 #include "tracefs/journal.h"
 
 #include "util/escape.h"
+#include "util/read_limit.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -270,21 +271,12 @@ Result<Journal> read_journal(const std::string& path) {
   if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes)
     return refuse("it is larger than any journal allocwatch writes");
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return system_error("cannot read the journal " + shown, err);
-    }
-    if (n == 0)
-      break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxJournalBytes) // it grew since fstat
-      return refuse("it is larger than any journal allocwatch writes");
+  const int err = read_at_most(fd, kMaxJournalBytes, text);
+  if (err == EFBIG) // it grew since fstat
+    return refuse("it is larger than any journal allocwatch writes");
+  if (err != 0) {
+    ::close(fd);
+    return system_error("cannot read the journal " + shown, err);
   }
   ::close(fd);
   return parse_journal(text, path);
