@@ -8,6 +8,7 @@
 #   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat (root)
 #   make e2e          graph mode on Debian's stock kernels under qemu
 #                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
+#   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -44,9 +45,13 @@ obj = $(patsubst %.cpp,$(BUILD)/%.o,$(1))
 BIN := $(BUILD)/allocwatch
 UNIT := $(BUILD)/unit-tests
 GENTRACE := $(BUILD)/gentrace
+# tests/fuzz/*.cpp are libFuzzer harnesses (but replay_main.cpp); make test
+# runs each, built with $(CXX), over its seeds and past findings.
+FUZZ_HARNESSES := $(filter-out replay_main,$(basename $(notdir $(wildcard tests/fuzz/*.cpp))))
+FUZZ_REPLAYS := $(addprefix $(BUILD)/fuzz-replay-,$(FUZZ_HARNESSES))
 LIB := $(BUILD)/liballocwatch.a
 
-.PHONY: all deps test check run bench e2e install clean
+.PHONY: all deps test check run bench e2e install clean fuzz
 .PHONY: bench-live
 all: $(BIN)
 
@@ -79,10 +84,10 @@ deps:
 
 # The sub-make re-reads this file after deps, so pkg-config sees new packages.
 test: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE)
+	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS)
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(UNIT) $(GENTRACE)
+check: $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS)
 	@tests/run-all.sh $(BUILD)
 
 T ?=
@@ -116,7 +121,39 @@ install: $(BIN)
 	install -d $(DESTDIR)$(SHAREDIR)/profiles
 	install -m 0644 configs/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
 
+$(BUILD)/fuzz-replay-%: $(call obj,tests/fuzz/%.cpp tests/fuzz/replay_main.cpp) $(LIB)
+	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# make fuzz FUZZ_SECONDS=N [FUZZ_TARGETS="parse_line pipeline"]: each harness
+# under libFuzzer with ASan+UBSan for N seconds, built with clang in
+# build-fuzz/; fails on any finding (tests/fuzz/run-fuzzers.sh).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_HARNESSES)
+FUZZ_DIR := build-fuzz
+FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_LINKFLAGS := -fsanitize=fuzzer,address,undefined
+FUZZ_LIB := $(FUZZ_DIR)/liballocwatch.a
+fuzz_obj = $(patsubst %.cpp,$(FUZZ_DIR)/%.o,$(1))
+
+$(FUZZ_DIR)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	clang++ -Isrc -DALLOCWATCH_SHAREDIR='"$(SHAREDIR)"' -MMD -MP $(FUZZ_CXXFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(call fuzz_obj,$(LIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/tests/fuzz/%.o $(FUZZ_LIB)
+	clang++ $(FUZZ_LINKFLAGS) $^ $(LDLIBS) -o $@
+
+fuzz: deps
+	@scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory -j$$(nproc) $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+	@tests/fuzz/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)

@@ -1,16 +1,19 @@
 #!/bin/sh
 # Installs the Debian packages allocwatch needs to build, test and run its VM
-# test. Only what is missing is installed, so a second run does nothing and
-# needs no network. Called by `make deps` (and so by `make test` and `make run`).
+# test (e2e) and its fuzzers (fuzz). Only what is missing is installed, so a
+# second run does nothing and needs no network. Called by `make deps` (and so by `make test` and `make run`).
 set -eu
 
 build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev"
 e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"
+# make fuzz: clang and its compiler-rt (libFuzzer, ASan, UBSan).
+fuzz_pkgs="clang libclang-rt-dev"
 
 case "${1:-build}" in
   build) wanted=$build_pkgs ;;
   e2e) wanted="$build_pkgs $e2e_pkgs" ;;
-  *) echo "usage: $0 [build|e2e]" >&2; exit 2 ;;
+  fuzz) wanted="$build_pkgs $fuzz_pkgs" ;;
+  *) echo "usage: $0 [build|e2e|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=""

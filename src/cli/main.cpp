@@ -12,6 +12,8 @@
 #include "trace/parser.h"
 #include "tracefs/plan.h"
 #include "tracefs/session.h"
+#include "util/escape.h"
+#include "util/output_file.h"
 #include "util/result.h"
 
 #include <cerrno>
@@ -130,24 +132,28 @@ Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> m
 int replay(const Options& options, const Profile& profile) {
   int fd = STDIN_FILENO;
   if (*options.input != "-") {
-    fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      throw FatalError("cannot open " + *options.input + ": " + std::strerror(errno));
+    // A FIFO blocks open() until a writer comes; Ctrl-C then is a normal
+    // stop of a replay that read nothing (UntilStopSignal reads no more).
+    do
+      fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR && !g_stop_signal);
+    if (fd < 0 && !g_stop_signal)
+      throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
-  FdSource file(fd, input_name);
+  FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
   const Bound bound = bind_all(reader, profile, std::nullopt, options);
   const RunStats& stats = bound.stats;
-  if (fd != STDIN_FILENO)
+  if (fd > STDIN_FILENO)
     ::close(fd);
   if (!options.quiet)
     stats.print(std::cerr);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
   if (!bound.mode && stats.lines_malformed > 0)
-    throw FatalError(input_name + " holds no line of an ftrace trace (" +
+    throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
                      " lines not understood): replay what trace_pipe printed, or a --save file");
   return 0;
@@ -218,11 +224,12 @@ int trace_live(const Options& options, const Profile& profile) {
     return 0;
   }
 
-  int save_fd = -1;
+  std::unique_ptr<OutputFile> saved;
   if (options.save) {
-    save_fd = ::open(options.save->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (save_fd < 0)
-      throw FatalError("cannot write " + *options.save + ": " + std::strerror(errno));
+    auto file = OutputFile::create(*options.save);
+    if (!file)
+      throw FatalError(file.error().message);
+    saved = std::move(*file);
   }
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
@@ -244,15 +251,15 @@ int trace_live(const Options& options, const Profile& profile) {
 
   FlushBeforeRead source(**pipe);
   LineReader reader(source);
-  if (save_fd >= 0)
-    reader.set_tee(save_fd, *options.save);
+  reader.set_tee(saved.get());
   // The report is printed here, before restore(): at stop, tracing goes off,
   // the pipe drains, the report comes, then tracefs is put back.
   const RunStats stats = bind_all(reader, profile, session.mode(), options).stats;
-  if (save_fd >= 0)
-    ::close(save_fd);
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
+  if (saved)
+    if (Status written = saved->finish(); !written)
+      throw FatalError(written.error().message);
   if (!options.quiet) {
     stats.print(std::cerr);
     if (command && command->status() >= 0)
@@ -306,11 +313,20 @@ int main(int argc, char** argv) {
   using namespace allocwatch;
   std::ios::sync_with_stdio(false);
   install_signal_handlers();
+  // Output that cannot be written (a full disk, a closed pipe) is an error.
+  CheckedStdout out;
+  auto with_output_checked = [&out](int status) {
+    if (Status written = out.finish(); !written) {
+      std::cerr << "allocwatch: " << written.error().message << "\n";
+      return 1;
+    }
+    return status;
+  };
   ParsedOptions parsed = parse_options(argc, argv);
   if (parsed.exit_now)
-    return *parsed.exit_now;
+    return with_output_checked(*parsed.exit_now);
   try {
-    return run(parsed.options);
+    return with_output_checked(run(parsed.options));
   } catch (const FatalError& e) {
     std::cerr << "allocwatch: " << e.what() << "\n";
     return e.exit_code();

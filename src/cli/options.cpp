@@ -33,7 +33,8 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.set_version_flag("-V,--version", std::string("allocwatch ") + kVersion);
   app.footer("Trace lines go to stdout, then the per-shrinker totals; counts go to stderr.\n"
              "Ctrl-C (SIGINT), SIGTERM or SIGHUP end a live run: tracing is put back as it was.\n"
-             "Exit status: 0 done, 1 error, 2 bad usage or profile. See allocwatch(8).");
+             "Exit status: 0 done (also after Ctrl-C), 1 error (also output that could not be\n"
+             "written: stdout, --save), 2 bad usage or profile. See allocwatch(8).");
 
   std::string threshold, duration, mode, format;
   app.add_option("-t,--threshold", threshold,

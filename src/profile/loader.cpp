@@ -2,6 +2,8 @@
 
 #include "profile/known_events.h"
 #include "profile/nearest.h"
+#include "util/escape.h"
+#include "util/read_limit.h"
 #include "util/size.h"
 
 #include <algorithm>
@@ -13,17 +15,22 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace allocwatch {
 
 namespace {
 
-// A profile is a page of text; anything larger is the wrong file (or
-// /dev/zero), and reading it whole would only waste memory.
-constexpr std::size_t kMaxProfileBytes = 1 << 20;
+// A profile is a page of text (the shipped ones are under 5 KiB); anything
+// larger is the wrong file (or /dev/zero). The bound also bounds yaml-cpp,
+// whose scanner holds a token per '[' of "[[[[..." before it sees the end:
+// 64 KiB of that costs it 15 MB and 0.1 s.
+constexpr std::size_t kMaxProfileBytes = 64 * 1024;
 
 constexpr std::string_view kProfileKeys[] = {
     "description",    "threshold",      "window",    "max_pending_per_task",
@@ -39,8 +46,9 @@ constexpr std::string_view kEventSystems[] = {"vmscan", "compaction"};
 constexpr std::string_view kShrinkerBegin = "mm_shrink_slab_start";
 constexpr std::string_view kShrinkerEnd = "mm_shrink_slab_end";
 
+// Profile text in messages: escaped, so that no byte of it drives the terminal.
 std::string in_quotes(std::string_view text) {
-  return "'" + std::string(text) + "'";
+  return quote(text);
 }
 
 std::string joined(std::span<const std::string_view> words) {
@@ -109,6 +117,88 @@ struct Named {
   YAML::Mark mark;
 };
 
+// Far more values than any profile holds (the shipped ones have under 200).
+constexpr std::size_t kMaxProfileValues = 10000;
+
+// Why the YAML was refused before any node was built, and where.
+struct Refused {
+  YAML::Mark mark;
+  std::string message;
+};
+
+// Walks the parser's events before yaml-cpp builds a single node, and throws
+// Refused at the first thing a profile has no use for and yaml-cpp handles
+// badly: an anchor or alias (`&a [*a]` builds a node that holds itself,
+// which is never freed), a ',' outside a flow collection (yaml-cpp reads it
+// as an empty document, again and again without end), more than one
+// document, or more values than any profile has.
+class ShapeCheck : public YAML::EventHandler {
+public:
+  explicit ShapeCheck(std::string_view text) : text_(text) {}
+
+  // Reads every document of `text`; documents() then says how many.
+  void run() {
+    std::string copy(text_);
+    std::istringstream in(copy);
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(*this))
+      if (++documents_ > 1)
+        throw Refused{second_root_, "a profile is one YAML document; this is a second one"};
+  }
+  int documents() const { return documents_; }
+
+  void OnDocumentStart(const YAML::Mark&) override { root_seen_ = false; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (!root_seen_ && mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text_.size() &&
+        text_[static_cast<std::size_t>(mark.pos)] == ',')
+      throw Refused{mark, "syntax error: ',' outside a [list] or {map}"};
+    node(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw Refused{mark, "an alias (*name): anchors and aliases are not allowed in a profile; "
+                        "write the value out where it is used"};
+  }
+  void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
+    throw Refused{mark, "an anchor " + quote("&" + name) +
+                            ": anchors and aliases are not allowed in a profile; write the value "
+                            "out where it is used"};
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    node(mark, anchor);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    node(mark, anchor);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    node(mark, anchor);
+  }
+  void OnMapEnd() override {}
+
+private:
+  void node(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) // OnAnchor names it first; this is a fallback
+      throw Refused{mark, "an anchor: anchors and aliases are not allowed in a profile; write "
+                          "the value out where it is used"};
+    if (!root_seen_ && documents_ == 1)
+      second_root_ = mark;
+    root_seen_ = true;
+    if (++values_ > kMaxProfileValues)
+      throw Refused{mark, "more than " + std::to_string(kMaxProfileValues) +
+                              " values: far more than a profile holds"};
+  }
+
+  std::string_view text_;
+  int documents_ = 0;
+  bool root_seen_ = false;
+  std::size_t values_ = 0;
+  YAML::Mark second_root_;
+};
+
 class Checker {
 public:
   explicit Checker(std::string file) : file_(std::move(file)) {}
@@ -133,7 +223,7 @@ private:
   std::string located(const YAML::Mark& mark) const {
     const int line = mark.line >= 0 ? mark.line + 1 : 1;
     const int column = mark.column >= 0 ? mark.column + 1 : 1;
-    return file_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+    return escaped(file_) + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
   }
 
   // A doubt about an accepted value, in the same form as an error.
@@ -166,7 +256,7 @@ private:
         }
       }
     }
-    return fail(e.mark, "syntax error: " + e.msg);
+    return fail(e.mark, "syntax error: " + escaped(e.msg));
   }
 
   // yaml-cpp marks an empty list entry ("-" and nothing after it) at the
@@ -197,18 +287,24 @@ private:
 
   bool check(std::string_view text) {
     text_ = text;
-    std::vector<YAML::Node> documents;
+    std::optional<YAML::Node> document;
     try {
-      documents = YAML::LoadAll(std::string(text));
+      ShapeCheck shape(text);
+      shape.run();
+      if (shape.documents() == 1)
+        document.emplace(YAML::Load(std::string(text)));
+    } catch (const Refused& refused) {
+      return fail(refused.mark, refused.message);
+    } catch (const YAML::DeepRecursion& e) { // its own message is "bad file"
+      return fail(e.mark, "syntax error: nested " + std::to_string(e.depth()) +
+                              " levels deep; a profile nests a few");
     } catch (const YAML::Exception& e) {
       return syntax_error(e);
     }
-    if (documents.empty() || documents[0].IsNull())
+    if (!document || document->IsNull())
       return fail(YAML::Mark(), "the profile is empty: it needs at least a description, and "
                                 "functions or pairs");
-    if (documents.size() > 1)
-      return fail(documents[1].Mark(), "a profile is one YAML document; this is a second one");
-    const YAML::Node& root = documents[0];
+    const YAML::Node& root = *document;
     if (!root.IsMap())
       return fail(root.Mark(), std::string("a profile is a map of keys (") + joined(kProfileKeys) +
                                    "), not " + kind_of(root));
@@ -842,11 +938,13 @@ private:
 } // namespace
 
 Result<Profile> load_profile_text(std::string_view yaml, const std::string& name_for_messages) {
+  if (yaml.size() > kMaxProfileBytes)
+    return Error{escaped(name_for_messages) + ": larger than 64 KiB: not a profile"};
   return Checker(name_for_messages).run(yaml);
 }
 
 Result<Profile> load_profile_file(const std::string& path) {
-  auto failed = [&](const std::string& why) -> Error { return Error{path + ": " + why}; };
+  auto failed = [&](const std::string& why) -> Error { return Error{escaped(path) + ": " + why}; };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return failed(std::string("cannot open: ") + std::strerror(errno));
@@ -856,25 +954,12 @@ Result<Profile> load_profile_file(const std::string& path) {
     return failed("is a directory, not a profile");
   }
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      return failed(std::string("cannot read: ") + std::strerror(saved));
-    }
-    if (n == 0)
-      break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxProfileBytes) {
-      ::close(fd);
-      return failed("larger than 1 MiB: not a profile");
-    }
-  }
+  const int err = read_at_most(fd, kMaxProfileBytes, text);
   ::close(fd);
+  if (err == EFBIG)
+    return failed("larger than 64 KiB: not a profile");
+  if (err != 0)
+    return failed(std::string("cannot read: ") + std::strerror(err));
   return load_profile_text(text, path);
 }
 

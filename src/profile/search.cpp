@@ -2,6 +2,7 @@
 
 #include "profile/loader.h"
 #include "profile/nearest.h"
+#include "util/escape.h"
 
 #include <algorithm>
 #include <cctype>
@@ -114,8 +115,8 @@ Result<std::string> find_profile(const std::string& value, const std::vector<std
   if (names_a_file(value))
     return value;
   if (!is_profile_name(value))
-    return Error{"'" + value +
-                 "' is not a profile name (letters, digits, '-', '_', '.'); a profile file "
+    return Error{quote(value) +
+                 " is not a profile name (letters, digits, '-', '_', '.'); a profile file "
                  "is given by a path with a '/' or a name ending in .yaml"};
   for (const std::string& dir : dirs) {
     const fs::path path = fs::path(dir) / (value + std::string(kExtension));
@@ -127,10 +128,10 @@ Result<std::string> find_profile(const std::string& value, const std::vector<std
     names.push_back(info.name);
   const std::optional<std::string> guess =
       nearest(value, std::vector<std::string_view>(names.begin(), names.end()));
-  std::string message = "unknown profile '" + value + "'";
+  std::string message = "unknown profile " + quote(value);
   if (guess)
     message += " (did you mean '" + *guess + "'?)";
-  message += "\n  looked for " + value + ".yaml in: " + joined(dirs);
+  message += "\n  looked for " + escaped(value) + ".yaml in: " + joined(dirs);
   message += names.empty() ? "\n  no profiles are installed in any of them"
                            : "\n  profiles there: " + joined(names);
   return Error{message};

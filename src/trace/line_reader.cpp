@@ -1,5 +1,7 @@
 #include "trace/line_reader.h"
 
+#include "util/escape.h"
+#include "util/output_file.h"
 #include "util/result.h"
 
 #include <cerrno>
@@ -9,7 +11,8 @@
 
 namespace allocwatch {
 
-FdSource::FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+FdSource::FdSource(int fd, std::string name, std::function<bool()> stop)
+    : fd_(fd), name_(std::move(name)), stop_(std::move(stop)) {}
 
 std::size_t FdSource::read(char* buf, std::size_t n) {
   for (;;) {
@@ -17,34 +20,61 @@ std::size_t FdSource::read(char* buf, std::size_t n) {
     if (got >= 0)
       return static_cast<std::size_t>(got);
     if (errno != EINTR)
-      throw FatalError("cannot read " + name_ + ": " + std::strerror(errno));
+      throw FatalError("cannot read " + escaped(name_) + ": " + std::strerror(errno));
+    if (stop_ && stop_())
+      return 0;
   }
 }
 
 LineReader::LineReader(ByteSource& source, std::size_t chunk)
     : source_(source), buf_(new char[chunk > 0 ? chunk : 1]), capacity_(chunk > 0 ? chunk : 1) {}
 
-void LineReader::set_tee(int fd, std::string name) {
-  tee_fd_ = fd;
-  tee_name_ = std::move(name);
+std::string_view LineReader::hand_out(std::string_view line) {
+  if (!line.empty() && line.back() == '\r')
+    line.remove_suffix(1);
+  if (line.size() > kMaxLineBytes) {
+    line = line.substr(0, kMaxLineBytes + 1);
+    ++lines_cut_;
+  }
+  return line;
 }
 
 bool LineReader::next(std::string_view& line) {
   for (;;) {
+    if (dropping_) {
+      const void* nl = std::memchr(buf_.get() + begin_, '\n', end_ - begin_);
+      if (nl == nullptr) {
+        begin_ = scan_ = end_;
+        if (!fill())
+          return false;
+        continue;
+      }
+      begin_ = scan_ = static_cast<std::size_t>(static_cast<const char*>(nl) - buf_.get()) + 1;
+      dropping_ = false;
+    }
     if (scan_ < end_) {
       const void* nl = std::memchr(buf_.get() + scan_, '\n', end_ - scan_);
       if (nl != nullptr) {
         std::size_t at = static_cast<const char*>(nl) - buf_.get();
-        line = std::string_view(buf_.get() + begin_, at - begin_);
+        line = hand_out(std::string_view(buf_.get() + begin_, at - begin_));
         begin_ = scan_ = at + 1;
         return true;
       }
       scan_ = end_;
     }
+    // Too long even without a '\r' at its end: hand out the part that says
+    // so, drop the rest as it comes.
+    if (end_ - begin_ > kMaxLineBytes + 1) {
+      line = std::string_view(buf_.get() + begin_, kMaxLineBytes + 1);
+      ++lines_cut_;
+      begin_ = scan_ = begin_ + kMaxLineBytes + 1;
+      dropping_ = true;
+      return true;
+    }
     if (!fill()) {
       if (begin_ == end_)
         return false;
-      line = std::string_view(buf_.get() + begin_, end_ - begin_);
+      line = hand_out(std::string_view(buf_.get() + begin_, end_ - begin_));
       begin_ = scan_ = end_;
       return true;
     }
@@ -72,20 +102,9 @@ bool LineReader::fill() {
     eof_ = true;
     return false;
   }
-  if (tee_fd_ >= 0) {
-    const char* p = buf_.get() + end_;
-    std::size_t left = got;
-    while (left > 0) {
-      ssize_t put = ::write(tee_fd_, p, left);
-      if (put < 0 && errno == EINTR)
-        continue;
-      if (put <= 0)
-        throw FatalError("cannot write " + tee_name_ + ": " +
-                         (put < 0 ? std::strerror(errno) : "no progress"));
-      p += put;
-      left -= static_cast<std::size_t>(put);
-    }
-  }
+  if (tee_ != nullptr)
+    if (Status copied = tee_->write(buf_.get() + end_, got); !copied)
+      throw FatalError(copied.error().message);
   end_ += got;
   bytes_read_ += got;
   return true;

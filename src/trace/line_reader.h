@@ -2,13 +2,18 @@
 // lines, reading in large chunks so that replay runs at memory speed.
 #pragma once
 
+#include "trace/record.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace allocwatch {
+
+class OutputFile;
 
 // Where the bytes come from. The live session supplies one that polls
 // trace_pipe and watches its stop flag; tests supply fakes.
@@ -24,36 +29,53 @@ public:
 class FdSource : public ByteSource {
 public:
   // `name` names the input in error messages ("trace.txt", "stdin").
-  explicit FdSource(int fd, std::string name = "input");
+  // `stop`, when given, is asked when a signal interrupts a read that waits
+  // (a pipe, a FIFO): true ends the input there, false reads on.
+  explicit FdSource(int fd, std::string name = "input", std::function<bool()> stop = {});
   std::size_t read(char* buf, std::size_t n) override;
 
 private:
   int fd_;
   std::string name_;
+  std::function<bool()> stop_;
 };
 
+// Memory stays flat whatever the input: a line longer than kMaxLineBytes
+// (a corrupt file, /dev/zero) is handed out cut to kMaxLineBytes + 1 bytes,
+// longer than any line parse_line() takes, so it counts as not understood;
+// the rest of it is read and dropped.
 class LineReader {
 public:
   // `chunk` is the initial buffer size and the most asked of one read();
-  // the buffer grows when a single line does not fit.
+  // the buffer grows when a single line does not fit, up to what the longest
+  // line needs.
   explicit LineReader(ByteSource& source, std::size_t chunk = 1 << 20);
 
-  // Sets `line` to the next line without its '\n' and returns true, or
-  // returns false at end of input. A last line without '\n' is still a line.
-  // `line` stays valid until the next call to next(); copy it to keep it.
+  // Sets `line` to the next line without its '\n' (nor a '\r' before it:
+  // a trace that went through a Windows editor reads the same) and returns
+  // true, or returns false at end of input. A last line without '\n' is
+  // still a line. `line` stays valid until the next call to next(); copy it
+  // to keep it.
   bool next(std::string_view& line);
+
+  // Lines longer than kMaxLineBytes, handed out cut.
+  std::uint64_t lines_cut() const { return lines_cut_; }
+  // The buffer's size, for tests: memory in use.
+  std::size_t capacity() const { return capacity_; }
 
   // Bytes taken from the source so far (including ones not yet handed out).
   std::uint64_t bytes_read() const { return bytes_read_; }
 
-  // Copies every byte read from the source, as read, to fd (for --save), so
-  // a saved trace replays exactly as the live one ran. -1 turns it off.
-  // The fd is not owned. A failed write throws FatalError.
-  void set_tee(int fd, std::string name = "saved trace");
+  // Copies every byte read from the source, as read, to `out` (for --save),
+  // so a saved trace replays exactly as the live one ran; nullptr turns it
+  // off. `out` must outlive the reader. A failed write throws FatalError.
+  void set_tee(OutputFile* out) { tee_ = out; }
 
 private:
   // Reads more input after the unconsumed bytes; false at end of input.
   bool fill();
+  // `line` without a final '\r', cut (and counted) when too long.
+  std::string_view hand_out(std::string_view line);
 
   ByteSource& source_;
   std::unique_ptr<char[]> buf_;
@@ -62,9 +84,10 @@ private:
   std::size_t end_ = 0;   // end of the bytes read
   std::size_t scan_ = 0;  // bytes before this (from begin_) hold no '\n'
   bool eof_ = false;
+  bool dropping_ = false; // the rest of a line too long is being read and dropped
+  std::uint64_t lines_cut_ = 0;
   std::uint64_t bytes_read_ = 0;
-  int tee_fd_ = -1;
-  std::string tee_name_;
+  OutputFile* tee_ = nullptr;
 };
 
 } // namespace allocwatch

@@ -453,6 +453,8 @@ bool parse_lost(const char* p, const char* end, Record& r) {
 } // namespace
 
 Record parse_line(string_view line) noexcept {
+  if (line.size() > kMaxLineBytes)
+    return malformed(line);
   const char* const end = line.data() + line.size();
   const char* first = skip_spaces(line.data(), end);
   if (first == end)

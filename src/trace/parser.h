@@ -29,9 +29,10 @@
 // Skip: blank lines, '#' headers, "------" and "N) a-1 => b-2" context-switch
 //   banners, "==========>" / "<==========" irq markers, "(Overruns: N)".
 // Lost: "CPU:N [LOST M EVENTS]" (cpu = N, lost = M).
-// Malformed: anything else, including "<XXX>" (the kernel's invalid-pid
-//   comm of a corrupt record), "Unknown type N", truncated lines, and, in
-//   graph traces, a comm that contains '|'.
+// Malformed: anything longer than kMaxLineBytes, and anything else,
+//   including "<XXX>" (the kernel's invalid-pid comm of a corrupt record),
+//   "Unknown type N", truncated lines, and, in graph traces, a comm that
+//   contains '|'.
 // Skip, Lost and Malformed have format Unknown.
 #pragma once
 

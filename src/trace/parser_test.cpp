@@ -766,3 +766,12 @@ TEST_CASE("real traces: depths nest by one level and a bare return meets its ent
   CHECK(closed == 517);
   CHECK(nested == 433);
 }
+
+TEST_CASE("parse_line: a line longer than kMaxLineBytes is not understood, whatever it holds") {
+  const std::string event = "  bash-2143    [001] .....   224.615001: mm_compaction_begin: ";
+  const std::string fits = event + std::string(kMaxLineBytes - event.size(), 'f');
+  CHECK(parse_line(fits).kind == LineKind::Event);
+  const Record cut = parse_line(fits + "f");
+  CHECK(cut.kind == LineKind::Malformed);
+  CHECK(cut.line.size() == kMaxLineBytes + 1);
+}

@@ -5,12 +5,18 @@
 // next call to LineReader::next(). Whoever keeps a line longer copies it.
 #pragma once
 
+#include "util/duration.h"
+
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "util/duration.h"
-
 namespace allocwatch {
+
+// The longest line allocwatch reads. The kernel's lines are a few hundred
+// bytes (an event's fields are cut at a page); anything longer is not a
+// trace line, and holding it whole would let one input grow without bound.
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
 
 enum class LineKind : std::uint8_t {
   Skip,        // blank, '#' header, context-switch banner, irq marker

@@ -2,8 +2,17 @@
 // change, so that `allocwatch --restore` can put tracefs back after a run
 // that was killed (kill -9, a crash, a power-cut of the terminal).
 //
-// One file per run, <dir>/<pid>.state (dir 0700, file 0600), replaced
-// atomically; removed once the run has restored everything.
+// One file per run, <dir>/<pid>.state (dir 0700, file 0600), written to
+// <pid>.state.tmp and renamed into place; removed once the run has restored
+// everything. A run killed between the write and the rename leaves the .tmp
+// (it had changed nothing yet): the next run and --restore remove it.
+//
+// --restore runs as root over what it finds in the directory, so nothing
+// read here is trusted: the directory must be a real directory (not a
+// symlink) of this user, closed to group and others; a journal a regular
+// file (opened without following a symlink) of this user with mode 0600,
+// no larger than kMaxJournalBytes, in the current format, ending with its
+// end marker (a journal cut short is refused, never half replayed).
 #pragma once
 
 #include "util/result.h"
@@ -11,12 +20,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
 namespace allocwatch {
 
 constexpr const char* kDefaultJournalDir = "/run/allocwatch";
+// Far larger than any journal: the largest snapshot is set_ftrace_filter,
+// a few MB even with every function of a kernel in it (only with --force).
+constexpr std::size_t kMaxJournalBytes = 16 << 20;
 
 // One top-level tracefs file, as it read before the session changed it.
 struct JournalEntry {
@@ -36,16 +49,37 @@ struct Journal {
 
 std::string journal_path(const std::string& dir, pid_t pid);
 
-// Creates `dir` (0700) if needed; refuses a directory others could write to.
+// Creates `dir` (0700) if needed, and its missing parents (0755: /run may
+// not exist in a minimal root, an initramfs or a container); then checks it
+// as check_journal_dir() does.
 Status ensure_journal_dir(const std::string& dir);
+
+// Ok when `dir` is a directory, not a symlink, owned by this user, with no
+// access for group or others. Names what is wrong otherwise.
+Status check_journal_dir(const std::string& dir);
 
 // Writes <dir>/<pid>.state through a temporary file and rename(2), fsynced.
 Status write_journal(const std::string& dir, const Journal& journal);
 
+// The journal format, both ways. parse_journal() names the journal as
+// `name` in its errors.
+std::string format_journal(const Journal& journal);
+Result<Journal> parse_journal(std::string_view text, const std::string& name);
+
+// Opens `path` without following a symlink and reads it if it is a regular
+// file of this user, mode 0600, at most kMaxJournalBytes; then parses it.
 Result<Journal> read_journal(const std::string& path);
 
 // The <pid>.state files in `dir`, sorted; none when `dir` does not exist.
 Result<std::vector<std::string>> list_journals(const std::string& dir);
+
+// A <pid>.state.tmp left by a run killed while it wrote its journal.
+struct UnfinishedJournal {
+  std::string path;
+  pid_t pid;
+};
+// Removes those of processes that are gone, and says which.
+Result<std::vector<UnfinishedJournal>> remove_unfinished_journals(const std::string& dir);
 
 // Field 22 of /proc/<pid>/stat; none when the process does not exist.
 std::optional<std::uint64_t> process_start_time(pid_t pid);

@@ -51,25 +51,135 @@ TEST_CASE("journal: every snapshot survives a write and a read byte for byte") {
   }
 }
 
-TEST_CASE("journal: a damaged journal is an error that names it") {
+TEST_CASE("journal: a journal cut anywhere is refused, also at an entry boundary") {
   TempDir tmp;
   Journal journal;
   journal.pid = 7;
   journal.tracing_dir = "/sys/kernel/tracing";
-  journal.entries = {{"current_tracer", "nop\n"}};
+  journal.entries = {{"current_tracer", "nop\n"}, {"tracing_thresh", "0\n"}};
+  const std::string text = format_journal(journal);
+  REQUIRE(parse_journal(text, "j").ok());
+  CHECK(text.ends_with("\nend\n"));
+  // Format 1 read a journal cut right after an entry as whole: half of it
+  // would have been replayed.
+  const std::size_t after_first_entry = text.find("file tracing_thresh");
+  CHECK(parse_journal(text.substr(0, after_first_entry), "j").error().message ==
+        "the journal j is damaged (cut short: no end marker)");
+  for (std::size_t cut = 0; cut < text.size(); ++cut) {
+    CAPTURE(cut);
+    CHECK_FALSE(parse_journal(text.substr(0, cut), "j").ok());
+  }
+  CHECK(parse_journal(text + "x", "j").error().message ==
+        "the journal j is damaged (bytes after the end marker)");
+  CHECK(parse_journal("allocwatch-journal 1\npid 7\n", "j").error().message ==
+        "the journal j is of an older allocwatch (format 1, which cannot show that it was "
+        "written whole)");
+
   REQUIRE(write_journal(tmp.dir(), journal).ok());
   const std::string path = journal_path(tmp.dir(), 7);
-  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 6);
   Result<Journal> read = read_journal(path);
   REQUIRE_FALSE(read.ok());
   CHECK(read.error().message == "the journal " + path + " is damaged (a truncated snapshot)");
-
   std::ofstream(path) << "something else\n";
   CHECK(read_journal(path).error().message ==
         "the journal " + path + " is damaged (not an allocwatch journal)");
 }
 
-TEST_CASE("journal: a directory others can write to is refused") {
+TEST_CASE("journal: only a regular file of this user, mode 0600, of a journal's size is read") {
+  TempDir tmp;
+  Journal journal;
+  journal.pid = 9;
+  journal.tracing_dir = "/sys/kernel/tracing";
+  REQUIRE(write_journal(tmp.dir(), journal).ok());
+  const std::string path = journal_path(tmp.dir(), 9);
+  REQUIRE(read_journal(path).ok());
+
+  REQUIRE(::chmod(path.c_str(), 0666) == 0);
+  CHECK(read_journal(path).error().message ==
+        "refusing the journal " + path + ": its mode is 0666, not 0600");
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(path.c_str(), 65534, 65534) == 0); // nobody
+    CHECK(read_journal(path).error().message ==
+          "refusing the journal " + path + ": it is owned by another user (uid 65534)");
+    REQUIRE(::chown(path.c_str(), 0, 0) == 0);
+  }
+  const std::string link = tmp.dir() + "/10.state";
+  std::filesystem::create_symlink(path, link);
+  CHECK(read_journal(link).error().message ==
+        "refusing the journal " + link +
+            ": it is a symbolic link: Too many levels of symbolic "
+            "links");
+  const std::string fifo = tmp.dir() + "/11.state";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(read_journal(fifo).error().message ==
+        "refusing the journal " + fifo + ": it is not a regular file");
+  std::filesystem::resize_file(path, kMaxJournalBytes + 1);
+  CHECK(read_journal(path).error().message ==
+        "refusing the journal " + path + ": it is larger than any journal allocwatch writes");
+}
+
+TEST_CASE("journal: the directory is made with its missing parents, as /run may be missing") {
+  TempDir tmp;
+  const std::string run = tmp.dir() + "/root/run";
+  const std::string dir = run + "/allocwatch";
+  const mode_t umask_before = ::umask(077);
+  const Status made = ensure_journal_dir(dir);
+  ::umask(umask_before);
+  REQUIRE(made.ok());
+  CHECK(mode_of(tmp.dir() + "/root") == 0755);
+  CHECK(mode_of(run) == 0755);
+  CHECK(mode_of(dir) == 0700);
+  CHECK(ensure_journal_dir(dir).ok()); // there already
+}
+
+TEST_CASE("journal: a directory that is a symlink, or open to others, is refused") {
+  TempDir tmp;
+  const std::string real = tmp.dir() + "/real";
+  REQUIRE(::mkdir(real.c_str(), 0700) == 0);
+  const std::string link = tmp.dir() + "/link";
+  std::filesystem::create_directory_symlink(real, link);
+  CHECK(check_journal_dir(real).ok());
+  CHECK(check_journal_dir(link).error().message ==
+        "refusing the journal directory " + link +
+            ": it is a symbolic link (it must be a directory of this user, mode 0700)");
+  REQUIRE(::chmod(real.c_str(), 0750) == 0);
+  CHECK(check_journal_dir(real).error().message ==
+        "refusing the journal directory " + real +
+            ": group or others have access to it (it must be a directory of this user, mode "
+            "0700)");
+  if (::geteuid() == 0) {
+    REQUIRE(::chmod(real.c_str(), 0700) == 0);
+    REQUIRE(::chown(real.c_str(), 65534, 65534) == 0);
+    CHECK(check_journal_dir(real).error().message ==
+          "refusing the journal directory " + real +
+              ": it is owned by another user (it must be a directory of this user, mode 0700)");
+  }
+}
+
+TEST_CASE("journal: a killed writer's .tmp is removed once its process is gone") {
+  TempDir tmp;
+  const pid_t child = fork();
+  if (child == 0)
+    _exit(0);
+  REQUIRE(waitpid(child, nullptr, 0) == child);
+  const std::string gone = tmp.dir() + "/" + std::to_string(child) + ".state.tmp";
+  const std::string alive = tmp.dir() + "/" + std::to_string(getpid()) + ".state.tmp";
+  for (const std::string& path : {gone, alive, tmp.dir() + "/x.state.tmp"})
+    std::ofstream(path) << "allocwatch-journal 2\npid";
+  Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(tmp.dir());
+  REQUIRE(removed.ok());
+  REQUIRE(removed->size() == 1);
+  CHECK((*removed)[0].path == gone);
+  CHECK((*removed)[0].pid == child);
+  CHECK_FALSE(std::filesystem::exists(gone));
+  CHECK(std::filesystem::exists(alive)); // its writer may be writing it
+  CHECK(std::filesystem::exists(tmp.dir() + "/x.state.tmp"));
+  CHECK(remove_unfinished_journals(tmp.dir() + "/missing")->empty());
+}
+
+TEST_CASE("journal: a directory others can write to is not written to") {
   TempDir tmp;
   const std::string dir = tmp.dir() + "/open";
   REQUIRE(::mkdir(dir.c_str(), 0777) == 0);

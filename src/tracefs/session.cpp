@@ -3,14 +3,19 @@
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
 #include "tracefs/pipe_source.h"
+#include "util/escape.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
+#include <span>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace allocwatch {
@@ -175,6 +180,16 @@ Status Session::check_other_runs() {
     lock_fd_ = -1;
   }
 
+  if (locked) { // with the lock, no other allocwatch is writing one now
+    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(dir);
+    if (!removed)
+      return removed.error();
+    for (const UnfinishedJournal& leftover : *removed)
+      say("removed " + escaped(leftover.path) + ", the journal pid " +
+          std::to_string(leftover.pid) +
+          " was writing when it was killed (it had changed nothing)");
+  }
+
   std::string running = locked ? "" : "another allocwatch holds the lock on " + dir;
   std::string killed;
   Result<std::vector<std::string>> journals = list_journals(dir);
@@ -278,7 +293,7 @@ Session::Outcome Session::start_graph(Error& error) {
                       : path == "tracing_thresh" ? value == "0"
                                                  : restorable(path, *content).empty();
     if (!idle)
-      busy += (busy.empty() ? "" : ", ") + path + " is '" + std::string(value) + "'";
+      busy += (busy.empty() ? "" : ", ") + path + " is " + quote(value);
   }
   if (!busy.empty()) {
     if (!options_.force) {
@@ -358,6 +373,46 @@ constexpr OptionWanted kGraphOptions[] = {
     {"funcgraph-retval", false, false}, {"funcgraph-retaddr", false, false},
     {"funcgraph-args", false, false},   {"sleep-time", true, false},
 };
+
+bool is_event_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+} // namespace
+
+bool is_journaled_file(std::string_view path) {
+  for (std::string_view top :
+       {"current_tracer", "tracing_thresh", "tracing_on", "set_ftrace_filter", "set_ftrace_pid",
+        "set_event_pid", "buffer_size_kb"})
+    if (path == top)
+      return true;
+  if (path.starts_with("options/")) {
+    const std::string_view option = path.substr(8);
+    if (option == "function-fork" || option == "event-fork")
+      return true;
+    for (const auto& options : {std::span<const OptionWanted>(kFormatOptions),
+                                std::span<const OptionWanted>(kGraphOptions)})
+      for (const OptionWanted& o : options)
+        if (option == o.name)
+          return true;
+    return false;
+  }
+  // events/SYSTEM/EVENT/enable or filter: names of letters, digits and '_'.
+  if (!path.starts_with("events/"))
+    return false;
+  std::string_view rest = path.substr(7);
+  for (int part = 0; part < 2; ++part) {
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string_view::npos || !is_event_name(rest.substr(0, slash)))
+      return false;
+    rest.remove_prefix(slash + 1);
+  }
+  return rest == "enable" || rest == "filter";
+}
+
+namespace {
 
 Status switch_tracing(tracefs_instance* where, bool on) {
   if ((on ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
@@ -574,14 +629,63 @@ Status Session::undo() {
   return Ok{};
 }
 
+bool is_mounted_tracefs(const std::string& dir) {
+  struct statfs fs {};
+  return ::statfs(dir.c_str(), &fs) == 0 &&
+         (fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC);
+}
+
+namespace {
+
+// What restore_from_journals() checks of a journal beyond its format.
+Status check_journal(const Journal& journal, const std::string& path, const RestoreChecks& checks) {
+  auto refuse = [&](const std::string& why) {
+    return Error{"refusing the journal " + escaped(path) + ": " + why};
+  };
+  if (journal_path(path.substr(0, path.rfind('/')), journal.pid) != path)
+    return refuse("it names pid " + std::to_string(journal.pid) + ", not its file's");
+  const std::string& dir = journal.tracing_dir;
+  if (dir.front() != '/')
+    return refuse("its tracing directory " + quote(dir) + " is not an absolute path");
+  if (!checks.is_tracing_dir(dir))
+    return refuse("its tracing directory " + quote(dir) + " is not a tracefs or debugfs");
+  if (!journal.instance.empty() && journal.instance != "allocwatch-" + std::to_string(journal.pid))
+    return refuse("its instance " + quote(journal.instance) + " is not allocwatch-" +
+                  std::to_string(journal.pid));
+  for (const JournalEntry& e : journal.entries)
+    if (!is_journaled_file(e.path))
+      return refuse("it names " + quote(e.path) + ", not a file allocwatch saves");
+  return Ok{};
+}
+
+} // namespace
+
 Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
-                             std::ostream& messages) {
-  std::string errors;
+                             std::ostream& messages, const RestoreChecks& checks) {
+  // What is left to do when a journal is refused.
+  static constexpr const char* kByHand = " (check tracefs by hand, then remove the journal)";
+  int failures = 0;
   auto fail = [&](const std::string& text) {
     messages << "allocwatch: " << text << '\n';
-    errors += (errors.empty() ? "" : "; ") + text;
+    ++failures;
   };
   int done = 0;
+
+  // The directory first: one that is not root's own is not read at all.
+  struct stat dir_stat {};
+  const bool dir_exists = ::lstat(journal_dir.c_str(), &dir_stat) == 0 || errno != ENOENT;
+  if (dir_exists) {
+    if (Status trusted = check_journal_dir(journal_dir); !trusted)
+      return Error{trusted.error().message + "; nothing was restored"};
+    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(journal_dir);
+    if (!removed)
+      return removed.error();
+    for (const UnfinishedJournal& leftover : *removed) {
+      ++done;
+      messages << "allocwatch: removed " << escaped(leftover.path) << ", the journal pid "
+               << leftover.pid << " was writing when it was killed (it had changed nothing)\n";
+    }
+  }
 
   Result<std::vector<std::string>> journals = list_journals(journal_dir);
   if (!journals)
@@ -590,7 +694,11 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
   for (const std::string& path : *journals) {
     Result<Journal> journal = read_journal(path);
     if (!journal) {
-      fail(journal.error().message);
+      fail(journal.error().message + "; nothing of it was restored" + kByHand);
+      continue;
+    }
+    if (Status trusted = check_journal(*journal, path, checks); !trusted) {
+      fail(trusted.error().message + "; nothing of it was restored" + kByHand);
       continue;
     }
     if (journal_owner_alive(*journal)) {
@@ -612,7 +720,7 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
     ++done;
     const std::size_t files = journal->entries.size();
     messages << "allocwatch: restored what pid " << journal->pid << " changed in "
-             << journal->tracing_dir << " (" << files << (files == 1 ? " file" : " files")
+             << escaped(journal->tracing_dir) << " (" << files << (files == 1 ? " file" : " files")
              << (journal->instance.empty() ? "" : ", instance " + journal->instance + " removed")
              << ")\n";
   }
@@ -652,8 +760,10 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
     messages << "allocwatch: removed the instance " << name << " left by pid " << pid << '\n';
   }
 
-  if (!errors.empty())
-    return Error{errors};
+  if (failures > 0)
+    return Error{std::to_string(failures) +
+                 (failures == 1 ? " journal or instance was" : " journals or instances were") +
+                 " not restored (see above)"};
   if (done == 0)
     messages << "allocwatch: nothing to restore: no journal of a killed run in " << journal_dir
              << ", no instance left behind\n";

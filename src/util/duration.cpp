@@ -1,14 +1,15 @@
 #include "util/duration.h"
 
+#include "util/escape.h"
+
 #include <cctype>
 #include <cstdio>
 
 namespace allocwatch {
 
 Result<Nanos> parse_duration(std::string_view text, Nanos bare_unit) {
-  const std::string shown(text);
   auto fail = [&](const char* why) -> Error {
-    return Error{"invalid duration '" + shown + "': " + why +
+    return Error{"invalid duration " + quote(text) + ": " + why +
                  " (examples: 134us, 1.5ms, 500ns, 2s)"};
   };
   std::size_t i = 0;

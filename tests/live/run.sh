@@ -41,9 +41,15 @@ fi
 # changes. Anything else that traces live on this machine takes this lock too.
 exec 9>/tmp/allocwatch-live.lock
 flock 9
+# A fresh machine as root has tracefs in its kernel but may not have it
+# mounted yet: mount it, as allocwatch does, and say so.
 if [ ! -r "$T/available_events" ]; then
-  echo "live: not run: no tracefs at $T (mount -t tracefs nodev $T)"
-  finish
+  if mount -t tracefs nodev "$T"; then
+    echo "live: tracefs was not mounted: mounted it at $T (as allocwatch does)"
+  else
+    echo "live: not run: tracefs is not mounted at $T and mounting it failed (a kernel without CONFIG_TRACING?)"
+    finish
+  fi
 fi
 
 # --- the Session on the real tracefs, from the unit-test binary -----------
@@ -67,10 +73,22 @@ failed=$((failed + ${f:-0}))
 # --- allocwatch itself ----------------------------------------------------
 
 tmp=$(mktemp -d /tmp/allocwatch-live-XXXXXX)
-cgroups=/sys/fs/cgroup/memory
+# Memory cgroups: v1's memory hierarchy (this machine), or cgroup v2 with
+# the memory controller (a fresh Debian), whose limit file is memory.max.
+if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+  cgroups=/sys/fs/cgroup/memory
+  limit_file=memory.limit_in_bytes
+else
+  cgroups=/sys/fs/cgroup
+  limit_file=memory.max
+  grep -qw memory $cgroups/cgroup.subtree_control 2>/dev/null ||
+    echo "live: the memory controller is not enabled in $cgroups/cgroup.subtree_control: the memcg cases will fail"
+fi
 data=/var/tmp/allocwatch-test-$$.dat
 files=/var/tmp/allocwatch-test-$$.files
 bg=""
+load=""
+dead=""
 
 state() { tests/live/tracefs-state.sh "$T" "$J"; }
 state >"$tmp/machine"
@@ -128,6 +146,10 @@ remove_cgroup() {
 
 cleanup() {
   [ -n "$bg" ] && kill -9 "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+  [ -n "$load" ] && kill "$load" 2>/dev/null && wait "$load" 2>/dev/null
+  # The forged journals and the symlinked journal directory.
+  [ -L "$J" ] && rm "$J" && mkdir -m 700 "$J"
+  [ -n "$dead" ] && rm -f "$J/$dead.state" "$J/$dead.state.tmp"
   "$bin" --restore >/dev/null 2>&1
   put_back_prior
   for cg in "$cgroups"/allocwatch-test-$$-*; do
@@ -215,7 +237,7 @@ done
 dd if=/dev/zero of="$data" bs=1M count=320 oflag=direct status=none
 make_cgroup() { # NAME: prints its directory
   mkdir "$cgroups/allocwatch-test-$$-$1" &&
-    echo $((64 << 20)) >"$cgroups/allocwatch-test-$$-$1/memory.limit_in_bytes" &&
+    echo $((64 << 20)) >"$cgroups/allocwatch-test-$$-$1/$limit_file" &&
     echo "$cgroups/allocwatch-test-$$-$1"
 }
 # CGROUP: 2000 dentries and inodes charged to it, which its reclaim then
@@ -303,7 +325,8 @@ if wait_started "$bg"; then
     / mm_vmscan_memcg_reclaim_begin: / { open = 1; ts = time($0); claimed = 0; next }
     / mm_vmscan_lru_shrink_inactive: / { if (open) claimed++; next }
     / mm_vmscan_memcg_reclaim_end: / {
-      if (open && time($0) - ts >= 0.000050) { long++; if (claimed) claiming++ } else bad++
+      # In whole microseconds: 0.000050 in floating point can read as 0.0000499999.
+      if (open && int((time($0) - ts) * 1000000 + 0.5) >= 50) { long++; if (claimed) claiming++ } else bad++
       open = 0
     }
     function time(line,   f, i, n) {
@@ -402,6 +425,143 @@ expect "a tracer in use: exit 1, says which" 1 "$tmp/err" \
   "another tracer is active at the top level (current_tracer is 'function')"
 cmp -s "$tmp/fake-before" "$tmp/fake-after" && ok "a tracer in use: nothing changed" ||
   fail "a tracer in use: the fake tracefs changed"
+
+# --- write errors: the output is the product; losing it is an error -------
+
+# A stream of events while it runs: memcg reclaim in the background.
+start_load() {
+  load_cg=$(make_cgroup "$1")
+  (while :; do read_in_cgroup "$load_cg"; done) >/dev/null 2>&1 &
+  load=$!
+}
+stop_load() {
+  kill "$load"
+  wait "$load" 2>/dev/null
+  remove_cgroup "$load_cg"
+}
+
+state >"$tmp/prior-state"
+start_load full
+timeout 60 "$bin" -t 1us --duration 3s >/dev/full 2>"$tmp/err"
+rc=$?
+expect "stdout on a full device: exit 1, says why" 1 "$tmp/err" \
+  "^allocwatch: cannot write stdout: No space left on device$"
+timeout 60 "$bin" -t 1us --duration 3s --save /dev/full >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect "--save on a full device: exit 1, says why" 1 "$tmp/err" \
+  "^allocwatch: cannot write /dev/full: No space left on device$"
+stop_load
+check_restored "write errors"
+mkdir "$tmp/ro"
+# A read-only file system, mounted in a mount namespace of its own.
+unshare --mount --propagation private sh -c \
+  'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -t 50us --duration 1s --save "$1/raw.trace"' \
+  sh "$tmp/ro" "$bin" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect "--save on a read-only file system: exit 1, says why" 1 "$tmp/err" \
+  "cannot write $tmp/ro/raw.trace: Read-only file system"
+check_restored "--save on a read-only file system"
+
+# --- start-up killed at any point, then --restore ---------------------------
+
+# kill -9 at delays across start-up (journal written, renamed, instance
+# made, configured): --restore always puts tracefs back, and leaves no
+# journal, finished or not.
+state >"$tmp/prior-state"
+leftovers=""
+for delay in 0.001 0.003 0.006 0.01 0.02 0.04 0.08 0.15 0.3; do
+  "$bin" -t 50us --duration 60s >/dev/null 2>&1 &
+  victim=$!
+  sleep "$delay"
+  kill -9 "$victim"
+  wait "$victim" 2>/dev/null
+  "$bin" --restore >"$tmp/restore.out" 2>&1 || leftovers="$leftovers [${delay}s: --restore failed: $(cat "$tmp/restore.out")]"
+  [ -n "$(ls -A "$J" 2>/dev/null)" ] && leftovers="$leftovers [${delay}s: left $(ls "$J")]"
+  state >"$tmp/after"
+  cmp -s "$tmp/prior-state" "$tmp/after" || leftovers="$leftovers [${delay}s: tracefs differs]"
+done
+[ -z "$leftovers" ] && ok "kill -9 at 9 points of start-up, then --restore: tracefs as before, no journal left" ||
+  fail "kill -9 during start-up:$leftovers"
+
+# A journal a killed run had not finished writing: removed, and said.
+dead=$(sh -c 'echo $$')
+mkdir -p "$J"
+printf 'allocwatch-journal 2\npid %s\n' "$dead" >"$J/$dead.state.tmp"
+"$bin" --restore >"$tmp/out" 2>&1
+rc=$?
+expect "--restore removes an unfinished journal and says so" 0 "$tmp/out" \
+  "removed $J/$dead.state.tmp, the journal pid $dead was writing when it was killed"
+[ ! -e "$J/$dead.state.tmp" ] && ok "--restore: the unfinished journal is gone" ||
+  fail "--restore left $J/$dead.state.tmp"
+
+# --- --restore trusts no journal it did not write ---------------------------
+
+# forge PATH ENTRY CONTENT TRACING_DIR [INSTANCE]: a format-2 journal of the
+# dead pid, as a forger would plant it.
+forge() {
+  rm -f "$1"
+  printf 'allocwatch-journal 2\npid %s\nstart_time 1\ntracing_dir %s\ninstance %s\nfile %s %d\n%s\nend\n' \
+    "$dead" "$4" "${5:-}" "$2" "${#3}" "$3" >"$1"
+  chmod 600 "$1"
+}
+# refused NAME PATTERN: --restore exits 1 saying PATTERN, tracefs and the
+# victim file untouched, the journal kept.
+refused() {
+  "$bin" --restore >"$tmp/out" 2>&1
+  rc=$?
+  expect "--restore refuses $1" 1 "$tmp/out" "$2"
+  [ "$(cat "$tmp/victim")" = precious ] || fail "--restore $1: the victim file was written"
+}
+echo precious >"$tmp/victim"
+mkdir "$tmp/plain"
+echo nop >"$tmp/plain/current_tracer"
+state >"$tmp/prior-state"
+journal=$J/$dead.state
+forge "$journal" "../../../../../../..$tmp/victim" owned "$T"
+refused "an entry path with '..'" "it names '../../../../../../..$tmp/victim', not a file allocwatch saves"
+forge "$journal" current_tracer function "$tmp/plain"
+refused "a tracing directory that is not a tracefs" "its tracing directory '$tmp/plain' is not a tracefs or debugfs"
+[ "$(cat "$tmp/plain/current_tracer")" = nop ] || fail "--restore wrote into $tmp/plain"
+forge "$journal" current_tracer nop "$T" mine
+refused "an instance not its own" "its instance 'mine' is not allocwatch-$dead"
+forge "$journal" current_tracer nop "$T"
+chown nobody "$journal"
+chmod 666 "$journal"
+refused "a journal of another user, mode 0666" "refusing the journal $journal: it is owned by another user"
+forge "$journal" current_tracer nop "$T"
+head -c -4 "$journal" >"$tmp/cut" && cat "$tmp/cut" >"$journal"
+refused "a journal cut short" "is damaged (cut short: no end marker)"
+rm -f "$journal"
+# /run/allocwatch as a symlink to a directory someone else made.
+mkdir -p "$tmp/elsewhere"
+forge "$tmp/elsewhere/$dead.state" current_tracer nop "$T"
+rmdir "$J" 2>/dev/null && ln -s "$tmp/elsewhere" "$J" &&
+  refused "a journal directory that is a symlink" "refusing the journal directory $J: it is a symbolic link"
+[ -L "$J" ] && rm "$J" && mkdir -m 700 "$J"
+check_restored "forged journals"
+
+# --- a minimal root without /run (an initramfs, some containers) -----------
+
+# A root of /usr, /proc, /sys and /dev only, in a mount namespace of its
+# own: allocwatch makes /run (0755) and /run/allocwatch (0700) in it.
+root=$tmp/root
+mkdir -p "$root/usr" "$root/proc" "$root/sys" "$root/dev" "$root/aw"
+for d in bin lib lib64 sbin; do [ -L "/$d" ] && ln -s "$(readlink "/$d")" "$root/$d"; done
+cp "$bin" configs/default.yaml "$root/aw/"
+state >"$tmp/prior-state"
+unshare --mount --propagation private sh -c '
+  mount --rbind /usr "$1/usr" && mount --rbind /sys "$1/sys" && mount --rbind /dev "$1/dev" &&
+    mount -t proc proc "$1/proc" &&
+    exec chroot "$1" /aw/allocwatch -p /aw/default.yaml -t 50us --duration 1s' sh "$root" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(stat -c %a "$root/run")" = 755 ] && [ "$(stat -c %a "$root/run/allocwatch")" = 700 ]; then
+  ok "no /run: exit 0, made /run (0755) and /run/allocwatch (0700)"
+else
+  fail "no /run: exit $rc"
+  cat "$tmp/err"
+fi
+check_restored "no /run"
 
 # The machine as the tests found it.
 put_back_prior

@@ -1,0 +1,44 @@
+// libFuzzer harness: one line through parse_line. The line is copied to a
+// buffer of exactly its size, so that ASan sees any read past its end, and
+// every view the Record holds must lie inside it.
+#include "trace/parser.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+using namespace allocwatch;
+
+namespace {
+
+void require_inside(std::string_view part, std::string_view line) {
+  if (part.empty())
+    return;
+  if (part.data() < line.data() || part.data() + part.size() > line.data() + line.size())
+    std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::unique_ptr<char[]> copy(new char[size > 0 ? size : 1]);
+  std::memcpy(copy.get(), data, size);
+  const std::string_view line(copy.get(), size);
+  const Record r = parse_line(line);
+  if (r.line.data() != line.data() || r.line.size() != line.size())
+    std::abort();
+  for (std::string_view part : {r.comm, r.name, r.fields})
+    require_inside(part, line);
+  // What the binder relies on: spans and events come with a format; the
+  // rest with none; a graph return's duration is never negative but -1.
+  const bool traced = r.kind == LineKind::GraphEntry || r.kind == LineKind::GraphLeaf ||
+                      r.kind == LineKind::GraphReturn || r.kind == LineKind::Event;
+  if (traced == (r.format == TraceFormat::Unknown))
+    std::abort();
+  if (r.duration < -1)
+    std::abort();
+  if (size > kMaxLineBytes && r.kind != LineKind::Malformed)
+    std::abort();
+  return 0;
+}
