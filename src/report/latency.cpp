@@ -1,0 +1,115 @@
+#include "report/latency.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace allocwatch {
+
+std::uint16_t LatencySketch::bucket_of(Nanos duration) {
+  const auto value = static_cast<std::uint64_t>(std::max<Nanos>(duration, 0));
+  if (value < static_cast<std::uint64_t>(kSubBuckets))
+    return static_cast<std::uint16_t>(value);
+  // The power of two at or below the value, and which 32nd of it.
+  const int exponent = std::bit_width(value) - 1; // >= kSubBucketBits
+  const int shift = exponent - kSubBucketBits;
+  const auto sub = static_cast<int>((value >> shift) & (kSubBuckets - 1));
+  return static_cast<std::uint16_t>((shift + 1) * kSubBuckets + sub);
+}
+
+Nanos LatencySketch::bucket_last(std::uint16_t index) {
+  if (index < kSubBuckets)
+    return index;
+  const int shift = index / kSubBuckets - 1;
+  const std::int64_t sub = index % kSubBuckets;
+  const auto first = static_cast<std::uint64_t>(kSubBuckets + sub) << shift;
+  const std::uint64_t last = first + ((std::uint64_t{1} << shift) - 1);
+  return static_cast<Nanos>(std::min<std::uint64_t>(last, INT64_MAX));
+}
+
+void LatencySketch::add_to_bucket(std::uint16_t index, std::uint64_t count) {
+  // Most rows see durations of a few buckets: the newest is often the last.
+  if (!buckets_.empty() && buckets_.back().first == index) {
+    buckets_.back().second += count;
+    return;
+  }
+  const auto at = std::lower_bound(buckets_.begin(), buckets_.end(), index,
+                                   [](const std::pair<std::uint16_t, std::uint64_t>& b,
+                                      std::uint16_t i) { return b.first < i; });
+  if (at != buckets_.end() && at->first == index)
+    at->second += count;
+  else
+    buckets_.insert(at, {index, count});
+}
+
+void LatencySketch::add(Nanos duration) {
+  duration = std::max<Nanos>(duration, 0);
+  min_ = count_ == 0 ? duration : std::min(min_, duration);
+  max_ = std::max(max_, duration);
+  total_ += duration;
+  ++count_;
+  add_to_bucket(bucket_of(duration), 1);
+}
+
+void LatencySketch::merge(const LatencySketch& other) {
+  if (other.count_ == 0)
+    return;
+  min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  total_ += other.total_;
+  count_ += other.count_;
+  for (const auto& [index, count] : other.buckets_)
+    add_to_bucket(index, count);
+}
+
+Nanos LatencySketch::percentile(int per_cent) const {
+  if (count_ == 0)
+    return 0;
+  per_cent = std::clamp(per_cent, 1, 100);
+  // Nearest rank: ceil(per_cent * count / 100), at least 1.
+  const std::uint64_t rank = (static_cast<std::uint64_t>(per_cent) * count_ + 99) / 100;
+  std::uint64_t seen = 0;
+  for (const auto& [index, count] : buckets_) {
+    seen += count;
+    if (seen >= rank)
+      return std::min(bucket_last(index), max_);
+  }
+  return max_;
+}
+
+std::size_t Log2Histogram::bucket_of(Nanos duration) {
+  const auto us = static_cast<std::uint64_t>(std::max<Nanos>(duration, 0) / kMicro);
+  return std::min<std::size_t>(std::bit_width(us), kBuckets - 1);
+}
+
+std::uint64_t Log2Histogram::low_us(std::size_t bucket) {
+  return bucket == 0 ? 0 : std::uint64_t{1} << (bucket - 1);
+}
+
+std::uint64_t Log2Histogram::high_us(std::size_t bucket) {
+  return std::uint64_t{1} << bucket;
+}
+
+void Log2Histogram::add(Nanos duration) {
+  ++counts_[bucket_of(duration)];
+  ++count_;
+}
+
+void Log2Histogram::merge(const Log2Histogram& other) {
+  for (std::size_t i = 0; i < kBuckets; ++i)
+    counts_[i] += other.counts_[i];
+  count_ += other.count_;
+}
+
+std::pair<std::size_t, std::size_t> Log2Histogram::used_range() const {
+  std::size_t first = 0;
+  while (first < kBuckets && counts_[first] == 0)
+    ++first;
+  if (first == kBuckets)
+    return {0, 0};
+  std::size_t end = kBuckets;
+  while (counts_[end - 1] == 0)
+    --end;
+  return {first, end};
+}
+
+} // namespace allocwatch
