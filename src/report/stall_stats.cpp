@@ -1,0 +1,324 @@
+#include "report/stall_stats.h"
+
+#include "trace/parser.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace allocwatch {
+
+namespace {
+
+// Held figures are swept for age every this many incidents, and at most
+// this many are held per task: a task's spans nest a few levels deep.
+constexpr std::uint64_t kSweepEvery = 4096;
+constexpr std::size_t kHeldPerTask = 64;
+
+// "mm_vmscan_direct_reclaim_begin", "mm_vmscan_memcg_softlimit_reclaim_end", ...
+bool is_reclaim_event(std::string_view name, std::string_view suffix) {
+  return name.starts_with("mm_vmscan_") && name.ends_with(suffix);
+}
+
+void append(std::string& key, const void* bytes, std::size_t size) {
+  key.append(static_cast<const char*>(bytes), size);
+}
+
+void append_text(std::string& key, std::string_view text) {
+  const auto size = static_cast<std::uint32_t>(text.size());
+  append(key, &size, sizeof size); // sized, so that no byte of a comm can fake a boundary
+  key.append(text);
+}
+
+// A row's key: who (pid, comm; or the "other tasks" of a kind), what.
+void row_key(std::string& key, std::int32_t pid, bool other, bool background, std::string_view comm,
+             std::string_view kind, std::string_view span) {
+  key.clear();
+  append(key, &pid, sizeof pid);
+  key.push_back(static_cast<char>((other ? 2 : 0) | (background ? 1 : 0)));
+  append_text(key, comm);
+  append_text(key, kind);
+  key.append(span);
+}
+
+void order_key(std::string& key, bool other, std::string_view kind, std::int64_t order,
+               std::string_view gfp) {
+  key.clear();
+  key.push_back(other ? 1 : 0);
+  append(key, &order, sizeof order);
+  append_text(key, kind);
+  key.append(gfp);
+}
+
+template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kind) {
+  for (Row& row : rows)
+    if (row.kind == kind)
+      return row;
+  Row& row = rows.emplace_back();
+  row.kind = std::string(kind);
+  return row;
+}
+
+std::uint64_t non_negative(std::optional<std::int64_t> value) {
+  return value && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
+}
+
+} // namespace
+
+void StallStats::Figures::add(const Figures& other) {
+  pages_scanned += other.pages_scanned;
+  pages_reclaimed += other.pages_reclaimed;
+  shrinker_time += other.shrinker_time;
+}
+
+StallStats::StallStats(Limits limits) : limits_(limits) {
+  limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
+}
+
+void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
+  open_shrinks_.clear();
+  bool ends_unmatched_shrink = false;
+  for (std::string_view line : incident.lines) {
+    ends_unmatched_shrink = false;
+    const Record record = parse_line(line);
+    if (record.kind != LineKind::Event)
+      continue;
+    const std::string_view name = record.name;
+    if (name == "mm_vmscan_lru_shrink_inactive") {
+      parse_event_fields(name, record.fields, fields_);
+      facts.figures.pages_scanned += non_negative(field_number(fields_, "nr_scanned"));
+    } else if (name == "mm_shrink_slab_start") {
+      open_shrinks_.push_back({parse_shrinker_id(record.fields).instance, record.ts});
+    } else if (name == "mm_shrink_slab_end") {
+      const std::string_view instance = parse_shrinker_id(record.fields).instance;
+      const auto start = std::find_if(open_shrinks_.rbegin(), open_shrinks_.rend(),
+                                      [&](const OpenShrink& s) { return s.instance == instance; });
+      if (start == open_shrinks_.rend()) {
+        ends_unmatched_shrink = true;
+      } else {
+        if (start->ts >= 0 && record.ts >= start->ts)
+          facts.figures.shrinker_time += record.ts - start->ts;
+        open_shrinks_.erase(std::next(start).base());
+      }
+    } else if (is_reclaim_event(name, "_reclaim_end")) {
+      facts.reclaim = true;
+      parse_event_fields(name, record.fields, fields_);
+      facts.figures.pages_reclaimed += non_negative(field_number(fields_, "nr_reclaimed"));
+    } else if (is_reclaim_event(name, "_reclaim_begin") ||
+               name == "mm_compaction_try_to_compact_pages") {
+      facts.reclaim = facts.reclaim || name.ends_with("_reclaim_begin");
+      if (facts.order)
+        continue;
+      parse_event_fields(name, record.fields, fields_);
+      facts.order = field_number(fields_, "order");
+      facts.gfp_flags = field_value(fields_, "gfp_flags");
+      if (facts.gfp_flags.empty()) // try_to_compact_pages prints gfp_mask
+        facts.gfp_flags = field_value(fields_, "gfp_mask");
+    }
+  }
+  // A shrinker pair whose start another span printed ends with its end line
+  // alone: the span is the call.
+  if (ends_unmatched_shrink && incident.start >= 0 && incident.end >= incident.start)
+    facts.figures.shrinker_time += incident.end - incident.start;
+}
+
+StallRow& StallStats::row_for(const Incident& incident) {
+  row_key(key_, incident.pid, false, incident.background, incident.comm, incident.kind,
+          incident.span);
+  if (const auto found = row_index_.find(std::string_view(key_)); found != row_index_.end())
+    return rows_[found->second];
+  std::size_t slot = rows_.size();
+  if (task_rows_ >= limits_.task_rows)
+    slot = fold_smallest_row();
+  else
+    rows_.emplace_back();
+  StallRow& row = rows_[slot];
+  row = StallRow{incident.pid,
+                 std::string(incident.comm),
+                 std::string(incident.kind),
+                 std::string(incident.span),
+                 incident.background,
+                 false,
+                 {}};
+  row_index_.emplace(key_, slot);
+  ++task_rows_;
+  return row;
+}
+
+// Folds the task row with the smallest total into its kind's "other tasks"
+// row, and returns its slot for reuse. Runs only when a new task needs a row
+// and the table is full.
+std::size_t StallStats::fold_smallest_row() {
+  std::size_t smallest = rows_.size();
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].other)
+      continue;
+    if (smallest == rows_.size() ||
+        std::pair(rows_[i].durations.total(), rows_[i].durations.count()) <
+            std::pair(rows_[smallest].durations.total(), rows_[smallest].durations.count()))
+      smallest = i;
+  }
+  StallRow folded = std::move(rows_[smallest]);
+  rows_[smallest] = StallRow{};
+  std::string key;
+  row_key(key, folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
+  row_index_.erase(key);
+  row_key(key, -1, true, folded.background, {}, folded.kind, folded.span);
+  auto other = row_index_.find(key);
+  if (other == row_index_.end()) {
+    rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
+    other = row_index_.emplace(key, rows_.size() - 1).first;
+  }
+  rows_[other->second].durations.merge(folded.durations);
+  --task_rows_;
+  ++folded_rows_;
+  return smallest;
+}
+
+void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
+                           Nanos duration) {
+  order_key(key_, false, kind, order, gfp);
+  auto found = order_index_.find(std::string_view(key_));
+  if (found == order_index_.end()) {
+    const bool full = order_index_.size() >= limits_.order_rows;
+    if (full) { // new combinations go to the kind's folded row
+      order_key(key_, true, kind, 0, {});
+      found = order_index_.find(std::string_view(key_));
+    }
+    if (found == order_index_.end()) {
+      orders_.push_back(OrderRow{std::string(kind), full ? 0 : order,
+                                 full ? std::string() : std::string(gfp), full, 0, 0, 0});
+      found = order_index_.emplace(key_, orders_.size() - 1).first;
+    }
+  }
+  OrderRow& row = orders_[found->second];
+  ++row.count;
+  row.total += duration;
+  row.max = std::max(row.max, duration);
+}
+
+StallStats::Figures StallStats::take_nested(const Incident& incident, const Figures& own) {
+  Figures sum = own;
+  const auto found = held_.find(incident.pid);
+  if (found == held_.end())
+    return sum;
+  std::vector<HeldFigures>& held = found->second;
+  // Timestamps are truncated to whole microseconds: a call nested in this one
+  // may seem to start up to 1 us before it.
+  const Nanos from = incident.start - kMicro;
+  const Nanos aged = newest_end_ - limits_.window;
+  std::erase_if(held, [&](const HeldFigures& h) {
+    if (h.start >= from && h.end <= incident.end) {
+      sum.add(h.figures);
+      return true;
+    }
+    return h.end < aged;
+  });
+  if (held.empty())
+    held_.erase(found);
+  return sum;
+}
+
+void StallStats::hold(const Incident& incident, const Figures& figures) {
+  std::vector<HeldFigures>& held = held_[incident.pid];
+  if (held.size() >= kHeldPerTask)
+    held.erase(held.begin());
+  held.push_back({incident.start, incident.end, figures});
+}
+
+void StallStats::sweep_held() {
+  const Nanos aged = newest_end_ - limits_.window;
+  for (auto task = held_.begin(); task != held_.end();) {
+    std::erase_if(task->second, [aged](const HeldFigures& h) { return h.end < aged; });
+    task = task->second.empty() ? held_.erase(task) : std::next(task);
+  }
+}
+
+void StallStats::incident(const Incident& incident) {
+  const bool stall = !incident.kind.empty();
+  const bool timed = incident.start >= 0 && incident.end >= incident.start;
+  if (!timed) // a trace without timestamps: no duration to count
+    return;
+  const Nanos duration = incident.end - incident.start;
+  newest_end_ = std::max(newest_end_, incident.end);
+  if (++incidents_ % kSweepEvery == 0)
+    sweep_held();
+  if (incident.background) { // kswapd, kcompactd: their own table, nothing else
+    if (stall)
+      row_for(incident).durations.add(duration);
+    return;
+  }
+  LineFacts facts;
+  read_lines(incident, facts);
+  const Figures figures = take_nested(incident, facts.figures);
+  if (!stall) {
+    if (figures.any())
+      hold(incident, figures);
+    return;
+  }
+  ++stalls_;
+  row_for(incident).durations.add(duration);
+  KindHistogram& histogram = find_kind(histograms_, incident.kind);
+  histogram.histogram.add(duration);
+  histogram.total += duration;
+  if (!worst_ || duration > worst_->duration)
+    worst_ = WorstStall{incident.pid, std::string(incident.comm), std::string(incident.kind),
+                        std::string(incident.span), duration};
+  if (facts.order)
+    add_order(incident.kind, *facts.order, facts.gfp_flags, duration);
+  if (facts.reclaim) {
+    ReclaimTotals& reclaim = find_kind(reclaim_, incident.kind);
+    ++reclaim.count;
+    reclaim.total += duration;
+    reclaim.pages_scanned += figures.pages_scanned;
+    reclaim.pages_reclaimed += figures.pages_reclaimed;
+    reclaim.shrinker_time += figures.shrinker_time;
+  } else if (figures.any()) {
+    hold(incident, figures); // for a reclaim stall around this one
+  }
+}
+
+std::vector<const StallRow*> StallStats::rows(bool background) const {
+  std::vector<const StallRow*> rows;
+  for (const StallRow& row : rows_)
+    if (row.background == background && row.durations.count() > 0)
+      rows.push_back(&row);
+  std::sort(rows.begin(), rows.end(), [](const StallRow* a, const StallRow* b) {
+    return std::forward_as_tuple(a->other, b->durations.total(), b->durations.count(), a->comm,
+                                 a->pid, a->kind, a->span) <
+           std::forward_as_tuple(b->other, a->durations.total(), a->durations.count(), b->comm,
+                                 b->pid, b->kind, b->span);
+  });
+  return rows;
+}
+
+std::vector<const OrderRow*> StallStats::order_rows() const {
+  std::vector<const OrderRow*> rows;
+  for (const OrderRow& row : orders_)
+    rows.push_back(&row);
+  std::sort(rows.begin(), rows.end(), [](const OrderRow* a, const OrderRow* b) {
+    return std::forward_as_tuple(a->other, b->total, a->kind, a->order, a->gfp_flags) <
+           std::forward_as_tuple(b->other, a->total, b->kind, b->order, b->gfp_flags);
+  });
+  return rows;
+}
+
+std::vector<ReclaimTotals> StallStats::reclaim() const {
+  std::vector<ReclaimTotals> totals = reclaim_;
+  std::sort(totals.begin(), totals.end(), [](const ReclaimTotals& a, const ReclaimTotals& b) {
+    return std::tie(b.total, a.kind) < std::tie(a.total, b.kind);
+  });
+  return totals;
+}
+
+std::vector<const KindHistogram*> StallStats::histograms() const {
+  std::vector<const KindHistogram*> histograms;
+  for (const KindHistogram& histogram : histograms_)
+    histograms.push_back(&histogram);
+  std::sort(histograms.begin(), histograms.end(),
+            [](const KindHistogram* a, const KindHistogram* b) {
+              return std::tie(b->total, a->kind) < std::tie(a->total, b->kind);
+            });
+  return histograms;
+}
+
+} // namespace allocwatch

@@ -1,0 +1,175 @@
+// StallStats: the stall report's numbers, aggregated from the incidents the
+// binder hands every sink: per task and kind of stall (count, total, max,
+// p99), background work apart, per kind and order and gfp flags, what slow
+// reclaim got for its time, and a log2 latency histogram per kind.
+//
+// Only over-threshold spans feed it, never lines: it costs nothing per line
+// read. Its size is bounded for runs of weeks: at most `task_rows` task
+// rows (the task with the smallest total is folded into an "other tasks" row
+// of its kind when a new one needs room) and `order_rows` order/gfp rows,
+// sketches and histograms of fixed size, and held reclaim figures that age
+// out with the profile's window. It is a Sink so that a FanoutSink can feed
+// it; the report writers (stall_report.h), the status line and the metrics
+// read it.
+#pragma once
+
+#include "report/latency.h"
+#include "report/sink.h"
+#include "trace/event_fields.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace allocwatch {
+
+// One task's stalls of one kind and span (or, `other`, the tasks folded away).
+struct StallRow {
+  std::int32_t pid = -1;
+  std::string comm;
+  std::string kind; // "direct reclaim"
+  std::string span; // "try_to_free_pages", "memcg_reclaim"
+  bool background = false;
+  bool other = false; // the sum of the task rows folded to make room
+  LatencySketch durations;
+};
+
+// Reclaim and compaction stalls by the order and gfp flags their begin
+// tracepoint printed (mm_vmscan_*_reclaim_begin,
+// mm_compaction_try_to_compact_pages).
+struct OrderRow {
+  std::string kind;
+  std::int64_t order = 0;
+  std::string gfp_flags;
+  bool other = false; // the rows folded to make room: order and flags unknown
+  std::uint64_t count = 0;
+  Nanos total = 0;
+  Nanos max = 0;
+};
+
+// What the reclaim stalls of one kind got for their time. A reclaim stall is
+// a stall that printed an mm_vmscan_*_reclaim_begin or _end line; its pages
+// and shrinker time are those of the lines printed by it and by the spans
+// nested in it (same task, inside its time).
+struct ReclaimTotals {
+  std::string kind;
+  std::uint64_t count = 0;
+  Nanos total = 0;
+  std::uint64_t pages_scanned = 0;   // mm_vmscan_lru_shrink_inactive nr_scanned
+  std::uint64_t pages_reclaimed = 0; // mm_vmscan_*_reclaim_end nr_reclaimed
+  Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
+};
+
+struct KindHistogram {
+  std::string kind;
+  Nanos total = 0;
+  Log2Histogram histogram;
+};
+
+struct WorstStall {
+  std::int32_t pid = -1;
+  std::string comm;
+  std::string kind;
+  std::string span;
+  Nanos duration = 0;
+};
+
+class StallStats : public Sink {
+public:
+  struct Limits {
+    std::size_t task_rows = 1000;
+    std::size_t order_rows = 256;
+    // Figures of nested spans wait this long for the stall around them.
+    Nanos window = 10 * kSecond;
+  };
+
+  StallStats() : StallStats(Limits{}) {}
+  explicit StallStats(Limits limits);
+
+  void incident(const Incident& incident) override;
+  void passthrough(std::string_view, Nanos) override {}
+  void finish(const ShrinkerStats&) override {}
+
+  // Task rows (background or not), largest total first (then more stalls,
+  // then by comm, pid, kind, span); the "other tasks" rows last.
+  std::vector<const StallRow*> rows(bool background) const;
+  // Largest total first (then by kind, order, flags); folded rows last.
+  std::vector<const OrderRow*> order_rows() const;
+  // By kind, largest total first.
+  std::vector<ReclaimTotals> reclaim() const;
+  // Stalls of tasks (not background work), one per kind, largest total first.
+  std::vector<const KindHistogram*> histograms() const;
+
+  // Stall spans of tasks so far (a span of a kind, not background work).
+  std::uint64_t stalls() const { return stalls_; }
+  // The longest of them.
+  const std::optional<WorstStall>& worst() const { return worst_; }
+  // Task rows folded into "other tasks" rows to make room.
+  std::uint64_t folded_rows() const { return folded_rows_; }
+
+private:
+  // What the lines of one span, and of the spans nested in it, add up to.
+  struct Figures {
+    std::uint64_t pages_scanned = 0;
+    std::uint64_t pages_reclaimed = 0;
+    Nanos shrinker_time = 0;
+    bool any() const { return pages_scanned || pages_reclaimed || shrinker_time; }
+    void add(const Figures& other);
+  };
+  // A span's figures, held until a reclaim stall around it takes them.
+  struct HeldFigures {
+    Nanos start;
+    Nanos end;
+    Figures figures;
+  };
+  // What an incident's lines say, read once.
+  struct LineFacts {
+    Figures figures;
+    bool reclaim = false; // it printed a *_reclaim_begin or _end line
+    std::optional<std::int64_t> order;
+    std::string_view gfp_flags;
+  };
+
+  void read_lines(const Incident& incident, LineFacts& facts);
+  StallRow& row_for(const Incident& incident);
+  std::size_t fold_smallest_row();
+  void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
+  Figures take_nested(const Incident& incident, const Figures& own);
+  void hold(const Incident& incident, const Figures& figures);
+  void sweep_held();
+
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const {
+      return std::hash<std::string_view>{}(key);
+    }
+  };
+
+  Limits limits_;
+  std::vector<StallRow> rows_;
+  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> row_index_;
+  std::size_t task_rows_ = 0;
+  std::string key_; // reused to look rows up without allocating
+  std::vector<OrderRow> orders_;
+  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
+  std::vector<ReclaimTotals> reclaim_;
+  std::vector<KindHistogram> histograms_;
+  std::unordered_map<std::int32_t, std::vector<HeldFigures>> held_;
+  Nanos newest_end_ = 0;
+  std::uint64_t incidents_ = 0;
+  std::uint64_t stalls_ = 0;
+  std::uint64_t folded_rows_ = 0;
+  std::optional<WorstStall> worst_;
+  std::vector<EventField> fields_; // reused from line to line
+  struct OpenShrink {
+    std::string_view instance;
+    Nanos ts;
+  };
+  std::vector<OpenShrink> open_shrinks_; // reused from span to span
+};
+
+} // namespace allocwatch
