@@ -10,9 +10,11 @@ namespace allocwatch {
 namespace {
 
 // Held figures are swept for age every this many incidents, and at most
-// this many are held per task: a task's spans nest a few levels deep.
+// this many are held per task (beyond it the two oldest are merged): a slow
+// reclaim may hold hundreds of quicker shrinker calls whose caller was too
+// quick to print.
 constexpr std::uint64_t kSweepEvery = 4096;
-constexpr std::size_t kHeldPerTask = 64;
+constexpr std::size_t kHeldPerTask = 256;
 
 // "mm_vmscan_direct_reclaim_begin", "mm_vmscan_memcg_softlimit_reclaim_end", ...
 bool is_reclaim_event(std::string_view name, std::string_view suffix) {
@@ -66,7 +68,6 @@ std::uint64_t non_negative(std::optional<std::int64_t> value) {
 
 void StallStats::Figures::add(const Figures& other) {
   pages_scanned += other.pages_scanned;
-  pages_reclaimed += other.pages_reclaimed;
   shrinker_time += other.shrinker_time;
 }
 
@@ -102,7 +103,7 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     } else if (is_reclaim_event(name, "_reclaim_end")) {
       facts.reclaim = true;
       parse_event_fields(name, record.fields, fields_);
-      facts.figures.pages_reclaimed += non_negative(field_number(fields_, "nr_reclaimed"));
+      facts.pages_reclaimed += non_negative(field_number(fields_, "nr_reclaimed"));
     } else if (is_reclaim_event(name, "_reclaim_begin") ||
                name == "mm_compaction_try_to_compact_pages") {
       facts.reclaim = facts.reclaim || name.ends_with("_reclaim_begin");
@@ -220,8 +221,14 @@ StallStats::Figures StallStats::take_nested(const Incident& incident, const Figu
 
 void StallStats::hold(const Incident& incident, const Figures& figures) {
   std::vector<HeldFigures>& held = held_[incident.pid];
-  if (held.size() >= kHeldPerTask)
+  if (held.size() >= kHeldPerTask) {
+    // The two oldest become one span over both: a stall around both still
+    // takes their figures, and memory stays bounded.
+    held[1].start = std::min(held[0].start, held[1].start);
+    held[1].end = std::max(held[0].end, held[1].end);
+    held[1].figures.add(held[0].figures);
     held.erase(held.begin());
+  }
   held.push_back({incident.start, incident.end, figures});
 }
 
@@ -270,11 +277,11 @@ void StallStats::incident(const Incident& incident) {
     ++reclaim.count;
     reclaim.total += duration;
     reclaim.pages_scanned += figures.pages_scanned;
-    reclaim.pages_reclaimed += figures.pages_reclaimed;
+    reclaim.pages_reclaimed += facts.pages_reclaimed;
     reclaim.shrinker_time += figures.shrinker_time;
-  } else if (figures.any()) {
-    hold(incident, figures); // for a reclaim stall around this one
   }
+  if (figures.any())
+    hold(incident, figures); // for a reclaim stall around this one
 }
 
 std::vector<const StallRow*> StallStats::rows(bool background) const {

@@ -52,15 +52,17 @@ struct OrderRow {
 };
 
 // What the reclaim stalls of one kind got for their time. A reclaim stall is
-// a stall that printed an mm_vmscan_*_reclaim_begin or _end line; its pages
-// and shrinker time are those of the lines printed by it and by the spans
-// nested in it (same task, inside its time).
+// a stall that printed an mm_vmscan_*_reclaim_begin or _end line. Its pages
+// scanned and shrinker time are those printed by it and by the spans nested
+// in it (same task, inside its time: a soft limit reclaim inside a direct
+// reclaim counts for both); its pages reclaimed are what its own end line
+// says, which the kernel counts with the reclaims nested in it.
 struct ReclaimTotals {
   std::string kind;
   std::uint64_t count = 0;
   Nanos total = 0;
   std::uint64_t pages_scanned = 0;   // mm_vmscan_lru_shrink_inactive nr_scanned
-  std::uint64_t pages_reclaimed = 0; // mm_vmscan_*_reclaim_end nr_reclaimed
+  std::uint64_t pages_reclaimed = 0; // its mm_vmscan_*_reclaim_end nr_reclaimed
   Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
 };
 
@@ -115,9 +117,8 @@ private:
   // What the lines of one span, and of the spans nested in it, add up to.
   struct Figures {
     std::uint64_t pages_scanned = 0;
-    std::uint64_t pages_reclaimed = 0;
     Nanos shrinker_time = 0;
-    bool any() const { return pages_scanned || pages_reclaimed || shrinker_time; }
+    bool any() const { return pages_scanned || shrinker_time; }
     void add(const Figures& other);
   };
   // A span's figures, held until a reclaim stall around it takes them.
@@ -129,7 +130,8 @@ private:
   // What an incident's lines say, read once.
   struct LineFacts {
     Figures figures;
-    bool reclaim = false; // it printed a *_reclaim_begin or _end line
+    std::uint64_t pages_reclaimed = 0; // its own *_reclaim_end lines say
+    bool reclaim = false;              // it printed a *_reclaim_begin or _end line
     std::optional<std::int64_t> order;
     std::string_view gfp_flags;
   };

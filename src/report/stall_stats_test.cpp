@@ -296,3 +296,39 @@ TEST_CASE("stall stats: held figures age out and stay bounded") {
   REQUIRE(f.stats.reclaim().size() == 1);
   CHECK(f.stats.reclaim()[0].pages_scanned == 0);
 }
+
+TEST_CASE("stall stats: a reclaim around more quick calls than are held still gets them all") {
+  Feed f;
+  // 1000 slow shrinker calls whose shrink_slab caller was too quick to print.
+  for (int i = 0; i < 1000; ++i)
+    f.span("shrink_slab", "shrinker", 5, "x", 1 * ms + i * 10 * us, 1 * ms + i * 10 * us + 4 * us,
+           {event(5, 1 * ms + i * 10 * us, "mm_shrink_slab_start", "a+0x0/0x1 00000000000000aa: x"),
+            event(5, 1 * ms + i * 10 * us + 4 * us, "mm_shrink_slab_end",
+                  "a+0x0/0x1 00000000000000aa: x")});
+  f.span("try_to_free_pages", "direct reclaim", 5, "x", 1 * ms, 20 * ms,
+         {event(5, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0"), return_line("t")});
+  REQUIRE(f.stats.reclaim().size() == 1);
+  CHECK(f.stats.reclaim()[0].shrinker_time == 1000 * 4 * us);
+}
+
+TEST_CASE("stall stats: a reclaim nested in another counts for both; reclaimed pages are its own") {
+  Feed f;
+  // A cgroup v1 soft limit reclaim inside a direct reclaim (events mode).
+  f.span("memcg_softlimit_reclaim", "memcg soft limit reclaim", 3, "x", 2 * ms, 4 * ms,
+         {event(3, 2 * ms, "mm_vmscan_memcg_softlimit_reclaim_begin", "order=0"),
+          event(3, 3 * ms, "mm_vmscan_lru_shrink_inactive", "nr_scanned=50 nr_reclaimed=40"),
+          event(3, 4 * ms, "mm_vmscan_memcg_softlimit_reclaim_end", "nr_reclaimed=40")});
+  f.span("direct_reclaim", "direct reclaim", 3, "x", 1 * ms, 9 * ms,
+         {event(3, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0"),
+          event(3, 5 * ms, "mm_vmscan_lru_shrink_inactive", "nr_scanned=10 nr_reclaimed=5"),
+          // The kernel adds the soft limit reclaim's pages to its own.
+          event(3, 9 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=45")});
+  const auto reclaim = f.stats.reclaim();
+  REQUIRE(reclaim.size() == 2);
+  CHECK(reclaim[0].kind == "direct reclaim");
+  CHECK(reclaim[0].pages_scanned == 60);
+  CHECK(reclaim[0].pages_reclaimed == 45);
+  CHECK(reclaim[1].kind == "memcg soft limit reclaim");
+  CHECK(reclaim[1].pages_scanned == 50);
+  CHECK(reclaim[1].pages_reclaimed == 40);
+}
