@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 
 namespace allocwatch {
 
@@ -26,19 +27,26 @@ Nanos LatencySketch::bucket_last(std::uint16_t index) {
   return static_cast<Nanos>(std::min<std::uint64_t>(last, INT64_MAX));
 }
 
-void LatencySketch::add_to_bucket(std::uint16_t index, std::uint64_t count) {
-  // Most rows see durations of a few buckets: the newest is often the last.
-  if (!buckets_.empty() && buckets_.back().first == index) {
-    buckets_.back().second += count;
-    return;
+void LatencySketch::add_to_bucket(std::uint16_t index, std::uint32_t count) {
+  if (counts_.empty()) {
+    first_ = index;
+    counts_.assign(1, 0);
+  } else if (index < first_) {
+    counts_.insert(counts_.begin(), first_ - index, 0);
+    first_ = index;
+  } else if (static_cast<std::size_t>(index - first_) >= counts_.size()) {
+    counts_.resize(static_cast<std::size_t>(index - first_) + 1, 0);
   }
-  const auto at = std::lower_bound(buckets_.begin(), buckets_.end(), index,
-                                   [](const std::pair<std::uint16_t, std::uint64_t>& b,
-                                      std::uint16_t i) { return b.first < i; });
-  if (at != buckets_.end() && at->first == index)
-    at->second += count;
-  else
-    buckets_.insert(at, {index, count});
+  std::uint32_t& bucket = counts_[static_cast<std::size_t>(index - first_)];
+  bucket = count > UINT32_MAX - bucket ? UINT32_MAX : bucket + count;
+}
+
+std::vector<std::pair<std::uint16_t, std::uint64_t>> LatencySketch::buckets() const {
+  std::vector<std::pair<std::uint16_t, std::uint64_t>> used;
+  for (std::size_t i = 0; i < counts_.size(); ++i)
+    if (counts_[i] != 0)
+      used.emplace_back(static_cast<std::uint16_t>(first_ + i), counts_[i]);
+  return used;
 }
 
 void LatencySketch::add(Nanos duration) {
@@ -57,8 +65,9 @@ void LatencySketch::merge(const LatencySketch& other) {
   max_ = std::max(max_, other.max_);
   total_ += other.total_;
   count_ += other.count_;
-  for (const auto& [index, count] : other.buckets_)
-    add_to_bucket(index, count);
+  for (std::size_t i = 0; i < other.counts_.size(); ++i)
+    if (other.counts_[i] != 0)
+      add_to_bucket(static_cast<std::uint16_t>(other.first_ + i), other.counts_[i]);
 }
 
 Nanos LatencySketch::percentile(int per_cent) const {
@@ -68,12 +77,12 @@ Nanos LatencySketch::percentile(int per_cent) const {
   // Nearest rank: ceil(per_cent * count / 100), at least 1.
   const std::uint64_t rank = (static_cast<std::uint64_t>(per_cent) * count_ + 99) / 100;
   std::uint64_t seen = 0;
-  for (const auto& [index, count] : buckets_) {
-    seen += count;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
     if (seen >= rank)
-      return std::min(bucket_last(index), max_);
+      return std::min(bucket_last(static_cast<std::uint16_t>(first_ + i)), max_);
   }
-  return max_;
+  return max_; // counters that stopped at 2^32 - 1 count short
 }
 
 std::size_t Log2Histogram::bucket_of(Nanos duration) {

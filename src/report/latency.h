@@ -15,7 +15,8 @@ namespace allocwatch {
 // Count, total, min and max of durations, exact, and percentiles from a
 // log-linear histogram: below 32 ns one bucket per nanosecond, above it 32
 // buckets per power of two, so a bucket is at most 1/32 of its lower end
-// wide. Only the buckets in use are kept (sorted, sparse).
+// wide. Only the range of buckets in use is kept (at most 1888 counters of 4
+// bytes; a counter stops at 2^32 - 1).
 class LatencySketch {
 public:
   static constexpr int kSubBucketBits = 5;
@@ -37,19 +38,20 @@ public:
   // and for durations under 64 ns. 0 when empty.
   Nanos percentile(int per_cent) const;
 
-  // Buckets in use, for tests and merging: (index, count), by index.
-  const std::vector<std::pair<std::uint16_t, std::uint64_t>>& buckets() const { return buckets_; }
+  // Buckets in use, for tests: (index, count), by index.
+  std::vector<std::pair<std::uint16_t, std::uint64_t>> buckets() const;
   static std::uint16_t bucket_of(Nanos duration);
   static Nanos bucket_last(std::uint16_t index); // the largest duration in the bucket
 
 private:
-  void add_to_bucket(std::uint16_t index, std::uint64_t count);
+  void add_to_bucket(std::uint16_t index, std::uint32_t count);
 
   std::uint64_t count_ = 0;
   Nanos total_ = 0;
   Nanos min_ = 0;
   Nanos max_ = 0;
-  std::vector<std::pair<std::uint16_t, std::uint64_t>> buckets_;
+  std::uint16_t first_ = 0;           // the index of counts_[0]
+  std::vector<std::uint32_t> counts_; // buckets first_ .. first_ + size - 1
 };
 
 // Durations in log2 buckets of whole microseconds, as funclatency and

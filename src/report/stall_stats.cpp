@@ -3,6 +3,7 @@
 #include "trace/parser.h"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 namespace allocwatch {
@@ -10,15 +11,67 @@ namespace allocwatch {
 namespace {
 
 // Held figures are swept for age every this many incidents, and at most
-// this many are held per task (beyond it the two oldest are merged): a slow
-// reclaim may hold hundreds of quicker shrinker calls whose caller was too
-// quick to print.
+// this many are held per task, the oldest dropped first (the calls around
+// them, if any, are the longest running): a slow reclaim may hold hundreds of
+// quicker shrinker calls whose caller was too quick to print.
 constexpr std::uint64_t kSweepEvery = 4096;
-constexpr std::size_t kHeldPerTask = 256;
+constexpr std::size_t kHeldPerTask = 1024;
 
 // "mm_vmscan_direct_reclaim_begin", "mm_vmscan_memcg_softlimit_reclaim_end", ...
 bool is_reclaim_event(std::string_view name, std::string_view suffix) {
   return name.starts_with("mm_vmscan_") && name.ends_with(suffix);
+}
+
+// `name` starts with "mm_".
+bool is_report_event(std::string_view name) {
+  switch (name.size() > 3 ? name[3] : '\0') {
+  case 'v':
+    return name == "mm_vmscan_lru_shrink_inactive" || is_reclaim_event(name, "_reclaim_begin") ||
+           is_reclaim_event(name, "_reclaim_end");
+  case 's':
+    return name == "mm_shrink_slab_start" || name == "mm_shrink_slab_end";
+  case 'c':
+    return name == "mm_compaction_try_to_compact_pages";
+  default:
+    return false;
+  }
+}
+
+// Finds the report's events in a line without parsing all of it (a span
+// prints its return, compaction's events, ...: most lines are not of
+// interest): the event name is the first "mm_" word that runs to a ':', in
+// both line forms ("... |  /* name: fields */", "comm-pid [cpu] ... ts: name:
+// fields"). A comm that starts with "mm_" is followed by a space before any
+// ':', so it is passed over.
+StallStats::LineEvent find_report_event(std::string_view line) {
+  const char* const begin = line.data();
+  const char* const end = begin + line.size();
+  // By the '_' of "mm_": the first one on most lines, where 'm' is in many comms.
+  for (const char* under = begin + 2; under < end; ++under) {
+    under =
+        static_cast<const char*>(std::memchr(under, '_', static_cast<std::size_t>(end - under)));
+    if (under == nullptr)
+      return {};
+    if (under[-1] != 'm' || under[-2] != 'm')
+      continue;
+    const char* const m = under - 2;
+    const auto* colon =
+        static_cast<const char*>(std::memchr(m, ':', static_cast<std::size_t>(end - m)));
+    if (colon == nullptr)
+      return {};
+    const std::string_view name(m, static_cast<std::size_t>(colon - m));
+    if (name.find(' ') != std::string_view::npos)
+      continue; // part of a comm
+    if (!is_report_event(name))
+      return {};
+    const std::size_t at = static_cast<std::size_t>(m - begin);
+    const std::size_t colon_at = at + name.size();
+    std::string_view fields = line.substr(std::min(colon_at + 2, line.size()));
+    if (fields.ends_with(" */"))
+      fields.remove_suffix(3);
+    return {name, fields};
+  }
+  return {};
 }
 
 void append(std::string& key, const void* bytes, std::size_t size) {
@@ -73,60 +126,79 @@ void StallStats::Figures::add(const Figures& other) {
 
 StallStats::StallStats(Limits limits) : limits_(limits) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
+  recent_rows_.fill(SIZE_MAX); // none yet
 }
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
+  const std::span<const std::string_view> lines = incident.lines;
+  if (lines.empty())
+    return;
+  events_.clear();
+  for (std::string_view line : lines)
+    events_.push_back(find_report_event(line));
+  // A shrinker pair prints its start and end: the span is the call, and its
+  // times are the span's. Within other spans, starts and ends pair by
+  // instance, with their own times.
+  const bool shrinker_pair = events_.back().name == "mm_shrink_slab_end";
+  if (shrinker_pair && (events_.size() == 1 || events_.front().name == "mm_shrink_slab_start"))
+    facts.figures.shrinker_time += incident.end - incident.start;
   open_shrinks_.clear();
-  bool ends_unmatched_shrink = false;
-  for (std::string_view line : incident.lines) {
-    ends_unmatched_shrink = false;
-    const Record record = parse_line(line);
-    if (record.kind != LineKind::Event)
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    const std::string_view name = events_[i].name;
+    const std::string_view fields = events_[i].fields;
+    if (name.empty()) {
       continue;
-    const std::string_view name = record.name;
-    if (name == "mm_vmscan_lru_shrink_inactive") {
-      parse_event_fields(name, record.fields, fields_);
-      facts.figures.pages_scanned += non_negative(field_number(fields_, "nr_scanned"));
-    } else if (name == "mm_shrink_slab_start") {
-      open_shrinks_.push_back({parse_shrinker_id(record.fields).instance, record.ts});
-    } else if (name == "mm_shrink_slab_end") {
-      const std::string_view instance = parse_shrinker_id(record.fields).instance;
+    } else if (name == "mm_vmscan_lru_shrink_inactive") {
+      facts.figures.pages_scanned += non_negative(event_field_number(name, fields, "nr_scanned"));
+    } else if (name == "mm_shrink_slab_start" || name == "mm_shrink_slab_end") {
+      if (shrinker_pair && (i == 0 || i + 1 == events_.size()))
+        continue; // the span itself, counted above
+      const Nanos ts = parse_line(lines[i]).ts;
+      const std::string_view instance = parse_shrinker_id(fields).instance;
+      if (name == "mm_shrink_slab_start") {
+        open_shrinks_.push_back({instance, ts});
+        continue;
+      }
       const auto start = std::find_if(open_shrinks_.rbegin(), open_shrinks_.rend(),
                                       [&](const OpenShrink& s) { return s.instance == instance; });
-      if (start == open_shrinks_.rend()) {
-        ends_unmatched_shrink = true;
-      } else {
-        if (start->ts >= 0 && record.ts >= start->ts)
-          facts.figures.shrinker_time += record.ts - start->ts;
-        open_shrinks_.erase(std::next(start).base());
-      }
+      if (start == open_shrinks_.rend())
+        continue; // its start was printed by another span, or not at all
+      if (start->ts >= 0 && ts >= start->ts)
+        facts.figures.shrinker_time += ts - start->ts;
+      open_shrinks_.erase(std::next(start).base());
     } else if (is_reclaim_event(name, "_reclaim_end")) {
       facts.reclaim = true;
-      parse_event_fields(name, record.fields, fields_);
-      facts.pages_reclaimed += non_negative(field_number(fields_, "nr_reclaimed"));
-    } else if (is_reclaim_event(name, "_reclaim_begin") ||
-               name == "mm_compaction_try_to_compact_pages") {
+      facts.pages_reclaimed += non_negative(event_field_number(name, fields, "nr_reclaimed"));
+    } else { // a reclaim's begin, or try_to_compact_pages: the stall's order and flags
       facts.reclaim = facts.reclaim || name.ends_with("_reclaim_begin");
       if (facts.order)
         continue;
-      parse_event_fields(name, record.fields, fields_);
-      facts.order = field_number(fields_, "order");
-      facts.gfp_flags = field_value(fields_, "gfp_flags");
-      if (facts.gfp_flags.empty()) // try_to_compact_pages prints gfp_mask
-        facts.gfp_flags = field_value(fields_, "gfp_mask");
+      facts.order = event_field_number(name, fields, "order");
+      // try_to_compact_pages prints gfp_mask
+      facts.gfp_flags = event_field(name, fields, "gfp_flags")
+                            .value_or(event_field(name, fields, "gfp_mask").value_or(""));
     }
   }
-  // A shrinker pair whose start another span printed ends with its end line
-  // alone: the span is the call.
-  if (ends_unmatched_shrink && incident.start >= 0 && incident.end >= incident.start)
-    facts.figures.shrinker_time += incident.end - incident.start;
 }
 
 StallRow& StallStats::row_for(const Incident& incident) {
+  // A task's stalls come in runs: most find their row in the cache, checked
+  // field by field, without building and hashing the key.
+  std::size_t& cached =
+      recent_rows_[(static_cast<std::uint32_t>(incident.pid) * 31 + incident.span.size()) %
+                   recent_rows_.size()];
+  if (cached < rows_.size()) {
+    StallRow& row = rows_[cached];
+    if (row.pid == incident.pid && !row.other && row.background == incident.background &&
+        row.span == incident.span && row.kind == incident.kind && row.comm == incident.comm)
+      return row;
+  }
   row_key(key_, incident.pid, false, incident.background, incident.comm, incident.kind,
           incident.span);
-  if (const auto found = row_index_.find(std::string_view(key_)); found != row_index_.end())
+  if (const auto found = row_index_.find(std::string_view(key_)); found != row_index_.end()) {
+    cached = found->second;
     return rows_[found->second];
+  }
   std::size_t slot = rows_.size();
   if (task_rows_ >= limits_.task_rows)
     slot = fold_smallest_row();
@@ -142,6 +214,7 @@ StallRow& StallStats::row_for(const Incident& incident) {
                  {}};
   row_index_.emplace(key_, slot);
   ++task_rows_;
+  cached = slot;
   return row;
 }
 
@@ -202,41 +275,41 @@ StallStats::Figures StallStats::take_nested(const Incident& incident, const Figu
   const auto found = held_.find(incident.pid);
   if (found == held_.end())
     return sum;
-  std::vector<HeldFigures>& held = found->second;
-  // Timestamps are truncated to whole microseconds: a call nested in this one
-  // may seem to start up to 1 us before it.
-  const Nanos from = incident.start - kMicro;
+  std::deque<HeldFigures>& held = found->second;
   const Nanos aged = newest_end_ - limits_.window;
-  std::erase_if(held, [&](const HeldFigures& h) {
-    if (h.start >= from && h.end <= incident.end) {
-      sum.add(h.figures);
-      return true;
-    }
-    return h.end < aged;
+  while (!held.empty() && held.front().end < aged)
+    held.pop_front();
+  // Timestamps are truncated to whole microseconds: a call nested in this one
+  // may seem to start up to 1 us before it. Spans close in time order, so the
+  // nested ones are the newest held: scan back to the first that ended before.
+  const Nanos from = incident.start - kMicro;
+  auto first = held.end();
+  while (first != held.begin() && std::prev(first)->end >= from)
+    --first;
+  const auto kept = std::remove_if(first, held.end(), [&](const HeldFigures& h) {
+    if (h.start < from || h.end > incident.end)
+      return false;
+    sum.add(h.figures);
+    return true;
   });
-  if (held.empty())
-    held_.erase(found);
+  held.erase(kept, held.end()); // an empty one stays until the sweep: tasks come back
   return sum;
 }
 
 void StallStats::hold(const Incident& incident, const Figures& figures) {
-  std::vector<HeldFigures>& held = held_[incident.pid];
-  if (held.size() >= kHeldPerTask) {
-    // The two oldest become one span over both: a stall around both still
-    // takes their figures, and memory stays bounded.
-    held[1].start = std::min(held[0].start, held[1].start);
-    held[1].end = std::max(held[0].end, held[1].end);
-    held[1].figures.add(held[0].figures);
-    held.erase(held.begin());
-  }
+  std::deque<HeldFigures>& held = held_[incident.pid];
+  if (held.size() >= kHeldPerTask)
+    held.pop_front();
   held.push_back({incident.start, incident.end, figures});
 }
 
 void StallStats::sweep_held() {
   const Nanos aged = newest_end_ - limits_.window;
   for (auto task = held_.begin(); task != held_.end();) {
-    std::erase_if(task->second, [aged](const HeldFigures& h) { return h.end < aged; });
-    task = task->second.empty() ? held_.erase(task) : std::next(task);
+    std::deque<HeldFigures>& held = task->second;
+    while (!held.empty() && held.front().end < aged)
+      held.pop_front();
+    task = held.empty() ? held_.erase(task) : std::next(task);
   }
 }
 

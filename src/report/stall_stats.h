@@ -17,7 +17,9 @@
 #include "report/sink.h"
 #include "trace/event_fields.h"
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -82,6 +84,12 @@ struct WorstStall {
 
 class StallStats : public Sink {
 public:
+  // A line's tracepoint, if the report reads it (views into the line).
+  struct LineEvent {
+    std::string_view name; // empty: not an event the report reads
+    std::string_view fields;
+  };
+
   struct Limits {
     std::size_t task_rows = 1000;
     std::size_t order_rows = 256;
@@ -156,22 +164,25 @@ private:
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> row_index_;
   std::size_t task_rows_ = 0;
   std::string key_; // reused to look rows up without allocating
+  // Recently used rows (indexes into rows_), by pid and span: a cache.
+  std::array<std::size_t, 64> recent_rows_;
   std::vector<OrderRow> orders_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
-  std::unordered_map<std::int32_t, std::vector<HeldFigures>> held_;
+  // Per task, in the order the spans closed (so, nearly, of their ends).
+  std::unordered_map<std::int32_t, std::deque<HeldFigures>> held_;
   Nanos newest_end_ = 0;
   std::uint64_t incidents_ = 0;
   std::uint64_t stalls_ = 0;
   std::uint64_t folded_rows_ = 0;
   std::optional<WorstStall> worst_;
-  std::vector<EventField> fields_; // reused from line to line
   struct OpenShrink {
     std::string_view instance;
     Nanos ts;
   };
   std::vector<OpenShrink> open_shrinks_; // reused from span to span
+  std::vector<LineEvent> events_;        // reused from span to span
 };
 
 } // namespace allocwatch

@@ -332,3 +332,16 @@ TEST_CASE("stall stats: a reclaim nested in another counts for both; reclaimed p
   CHECK(reclaim[1].pages_scanned == 50);
   CHECK(reclaim[1].pages_reclaimed == 40);
 }
+
+TEST_CASE("stall stats: a comm that looks like an event name does not fool the report") {
+  Feed f;
+  f.span("direct_reclaim", "direct reclaim", 8, "mm_vmscan_x", 0, 2 * ms,
+         {"  mm_vmscan_x-8 [000] ..... 1.000000: mm_vmscan_direct_reclaim_begin: order=3",
+          "  mm_vmscan_x-8 [000] ..... 1.001000: mm_vmscan_lru_shrink_inactive: nr_scanned=7",
+          "  mm_vmscan_x-8 [000] ..... 1.002000: mm_vmscan_direct_reclaim_end: nr_reclaimed=5"});
+  REQUIRE(f.stats.reclaim().size() == 1);
+  CHECK(f.stats.reclaim()[0].pages_scanned == 7);
+  CHECK(f.stats.reclaim()[0].pages_reclaimed == 5);
+  REQUIRE(f.stats.order_rows().size() == 1);
+  CHECK(f.stats.order_rows()[0]->order == 3);
+}

@@ -85,7 +85,8 @@ void parse_shrink_slab(std::string_view fields, std::vector<EventField>& out) {
   }
 }
 
-void parse_key_values(std::string_view fields, std::vector<EventField>& out) {
+// Calls visit(key, value) for each key=value word, until it returns false.
+template <class Visit> void for_each_key_value(std::string_view fields, Visit visit) {
   std::size_t at = skip_spaces(fields, 0);
   while (at < fields.size()) {
     const std::string_view word = word_at(fields, at);
@@ -105,7 +106,8 @@ void parse_key_values(std::string_view fields, std::vector<EventField>& out) {
     std::string_view value = fields.substr(value_at, value_end - value_at);
     if (value.ends_with(','))
       value.remove_suffix(1);
-    add(out, key, value);
+    if (!visit(key, value))
+      return;
     at = skip_spaces(fields, value_end);
   }
 }
@@ -138,10 +140,56 @@ ShrinkerId parse_shrinker_id(std::string_view fields) {
 void parse_event_fields(std::string_view event, std::string_view fields,
                         std::vector<EventField>& out) {
   out.clear();
-  if (is_shrink_slab(event))
+  if (is_shrink_slab(event)) {
     parse_shrink_slab(fields, out);
-  else
-    parse_key_values(fields, out);
+    return;
+  }
+  for_each_key_value(fields, [&out](std::string_view key, std::string_view value) {
+    add(out, key, value);
+    return true;
+  });
+}
+
+std::optional<std::string_view> event_field(std::string_view event, std::string_view fields,
+                                            std::string_view key) {
+  if (is_shrink_slab(event)) {
+    std::vector<EventField> parsed;
+    parse_shrink_slab(fields, parsed);
+    for (const EventField& field : parsed)
+      if (field.key == key)
+        return field.value;
+    return std::nullopt;
+  }
+  if (fields.find('(') == std::string_view::npos) {
+    // No value in parentheses: the first "key=" at a word's start is the
+    // field; a search (memchr, memcmp) where the general walk splits every
+    // word, for the LRU and reclaim lines of every slow call.
+    for (std::size_t at = fields.find(key); at != std::string_view::npos;
+         at = fields.find(key, at + 1)) {
+      const std::size_t equals = at + key.size();
+      if ((at > 0 && fields[at - 1] != ' ') || equals >= fields.size() || fields[equals] != '=')
+        continue;
+      std::string_view value = word_at(fields, equals + 1);
+      if (value.ends_with(','))
+        value.remove_suffix(1);
+      return value;
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string_view> found;
+  for_each_key_value(fields, [&](std::string_view k, std::string_view value) {
+    if (k != key)
+      return true;
+    found = value;
+    return false;
+  });
+  return found;
+}
+
+std::optional<std::int64_t> event_field_number(std::string_view event, std::string_view fields,
+                                               std::string_view key) {
+  const std::optional<std::string_view> value = event_field(event, fields, key);
+  return value ? parse_integer(*value) : std::nullopt;
 }
 
 std::optional<std::int64_t> parse_integer(std::string_view text) {

@@ -53,6 +53,14 @@ struct EventField {
 void parse_event_fields(std::string_view event, std::string_view fields,
                         std::vector<EventField>& out);
 
+// One field of a line of `event`, without parsing the others: its value
+// (a view into `fields`), or its number; none if it is absent (or, for the
+// number, not a number).
+std::optional<std::string_view> event_field(std::string_view event, std::string_view fields,
+                                            std::string_view key);
+std::optional<std::int64_t> event_field_number(std::string_view event, std::string_view fields,
+                                               std::string_view key);
+
 // A decimal integer, optionally negative, with no other byte.
 std::optional<std::int64_t> parse_integer(std::string_view text);
 

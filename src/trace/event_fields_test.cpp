@@ -116,3 +116,50 @@ TEST_CASE("field_number and field_value find the first field of a name") {
   CHECK(field_value(fields, "gfp_flags") == "GFP_KERNEL");
   CHECK(field_value(fields, "nope").empty());
 }
+
+TEST_CASE("event_field_number reads one field as parse_event_fields would") {
+  CHECK(event_field_number("mm_vmscan_lru_shrink_inactive",
+                           "nid=0 nr_scanned=44890 nr_reclaimed=1 priority=11",
+                           "nr_scanned") == 44890);
+  CHECK(event_field_number("e", "a=1 range=(0x1 ~ 0x2) nr=-3,", "nr") == -3);
+  CHECK_FALSE(event_field_number("e", "a=1 b=0x2", "b"));
+  CHECK_FALSE(event_field_number("e", "a=1", "missing"));
+  CHECK(event_field_number("mm_shrink_slab_end",
+                           "s+0x0/0x1 00000000000000aa: nid: 0 last shrinker return val 7",
+                           "retval") == 7);
+}
+
+TEST_CASE("event_field finds one value as parse_event_fields would") {
+  CHECK(event_field("mm_vmscan_direct_reclaim_begin", "order=0 gfp_flags=GFP_KERNEL|__GFP_ZERO",
+                    "gfp_flags") == "GFP_KERNEL|__GFP_ZERO");
+  CHECK(event_field("e", "zone_end=0x1000, mode=sync", "zone_end") == "0x1000");
+  CHECK(event_field("e", "range=(0x1 ~ 0x200) n=1", "range") == "(0x1 ~ 0x200)");
+  CHECK(event_field("e", "b=", "b") == "");
+  CHECK_FALSE(event_field("e", "b=1", "c"));
+  CHECK(event_field("mm_shrink_slab_start", "s+0x0/0x1 00000000000000aa: gfp_flags GFP_NOFS",
+                    "gfp_flags") == "GFP_NOFS");
+}
+
+TEST_CASE("event_field: only a whole key at a word's start, with or without parentheses") {
+  for (std::string_view fields : {"xorder=1 order=2 order_x=3", "r=(a order=9) xorder=1 order=2"}) {
+    CAPTURE(fields);
+    CHECK(event_field("e", fields, "order") == "2");
+    CHECK_FALSE(event_field("e", fields, "rder"));
+    CHECK_FALSE(event_field("e", fields, "order_"));
+  }
+  CHECK(event_field("e", "order=", "order") == "");
+  CHECK_FALSE(event_field("e", "order", "order"));
+  // Every field of every line, by both paths, is what parse_event_fields reads.
+  for (std::string_view fields :
+       {"nid=0 nr_scanned=44890 nr_reclaimed=1 flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC",
+        "zone_start=0x1 zone_end=0x1000, mode=sync", "node=0 zone=DMA      order=-1 ret=continue",
+        "range=(0x1 ~ 0x200) nr_scanned=511 nr_taken=0", " a=1  b=2 "}) {
+    std::vector<EventField> all;
+    parse_event_fields("e", fields, all);
+    for (const EventField& field : all) {
+      CAPTURE(fields);
+      CAPTURE(field.key);
+      CHECK(event_field("e", fields, field.key) == field.value);
+    }
+  }
+}
