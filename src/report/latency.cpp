@@ -49,11 +49,19 @@ std::vector<std::pair<std::uint16_t, std::uint64_t>> LatencySketch::buckets() co
   return used;
 }
 
+namespace {
+// Both are >= 0: the total stops at the largest Nanos (292 years) instead of
+// overflowing.
+Nanos saturating_add(Nanos total, Nanos more) {
+  return more > INT64_MAX - total ? INT64_MAX : total + more;
+}
+} // namespace
+
 void LatencySketch::add(Nanos duration) {
   duration = std::max<Nanos>(duration, 0);
   min_ = count_ == 0 ? duration : std::min(min_, duration);
   max_ = std::max(max_, duration);
-  total_ += duration;
+  total_ = saturating_add(total_, duration);
   ++count_;
   add_to_bucket(bucket_of(duration), 1);
 }
@@ -63,7 +71,7 @@ void LatencySketch::merge(const LatencySketch& other) {
     return;
   min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
-  total_ += other.total_;
+  total_ = saturating_add(total_, other.total_);
   count_ += other.count_;
   for (std::size_t i = 0; i < other.counts_.size(); ++i)
     if (other.counts_[i] != 0)

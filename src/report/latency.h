@@ -26,9 +26,9 @@ public:
   void merge(const LatencySketch& other);
 
   std::uint64_t count() const { return count_; }
-  Nanos total() const { return total_; }
-  Nanos min() const { return min_; } // 0 when empty
-  Nanos max() const { return max_; } // 0 when empty
+  Nanos total() const { return total_; } // stops at INT64_MAX
+  Nanos min() const { return min_; }     // 0 when empty
+  Nanos max() const { return max_; }     // 0 when empty
 
   // The nearest-rank percentile (1 <= per_cent <= 100): the smallest added
   // duration d such that at least per_cent % of the durations are <= d,

@@ -130,6 +130,7 @@ TEST_CASE("latency sketch: bounded, whatever it is fed") {
   CHECK(sketch.buckets().size() <= 32 + 58 * 32);
   CHECK(sketch.percentile(100) == INT64_MAX);
   CHECK(sketch.min() == 0);
+  CHECK(sketch.total() == INT64_MAX); // saturated, not overflowed
   CHECK(LatencySketch::bucket_last(LatencySketch::bucket_of(INT64_MAX)) == INT64_MAX);
 }
 
