@@ -127,6 +127,7 @@ void StallStats::Figures::add(const Figures& other) {
 StallStats::StallStats(Limits limits) : limits_(limits) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
   recent_rows_.fill(SIZE_MAX); // none yet
+  recent_orders_.fill(SIZE_MAX);
 }
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
@@ -250,6 +251,18 @@ std::size_t StallStats::fold_smallest_row() {
 
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
                            Nanos duration) {
+  // As for task rows: a verified cache first, by order and flags.
+  std::size_t& cached =
+      recent_orders_[(static_cast<std::size_t>(order) * 31 + gfp.size()) % recent_orders_.size()];
+  if (cached < orders_.size()) {
+    OrderRow& row = orders_[cached];
+    if (!row.other && row.order == order && row.gfp_flags == gfp && row.kind == kind) {
+      ++row.count;
+      row.total += duration;
+      row.max = std::max(row.max, duration);
+      return;
+    }
+  }
   order_key(key_, false, kind, order, gfp);
   auto found = order_index_.find(std::string_view(key_));
   if (found == order_index_.end()) {
@@ -264,6 +277,7 @@ void StallStats::add_order(std::string_view kind, std::int64_t order, std::strin
       found = order_index_.emplace(key_, orders_.size() - 1).first;
     }
   }
+  cached = found->second;
   OrderRow& row = orders_[found->second];
   ++row.count;
   row.total += duration;
@@ -272,10 +286,10 @@ void StallStats::add_order(std::string_view kind, std::int64_t order, std::strin
 
 StallStats::Figures StallStats::take_nested(const Incident& incident, const Figures& own) {
   Figures sum = own;
-  const auto found = held_.find(incident.pid);
-  if (found == held_.end())
+  std::deque<HeldFigures>* const held_of_task = held_for(incident.pid, false);
+  if (held_of_task == nullptr)
     return sum;
-  std::deque<HeldFigures>& held = found->second;
+  std::deque<HeldFigures>& held = *held_of_task;
   const Nanos aged = newest_end_ - limits_.window;
   while (!held.empty() && held.front().end < aged)
     held.pop_front();
@@ -296,8 +310,24 @@ StallStats::Figures StallStats::take_nested(const Incident& incident, const Figu
   return sum;
 }
 
+std::deque<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool create) {
+  // Consecutive spans are mostly of one task: its deque is remembered
+  // (the map's nodes stay put; the sweep forgets it).
+  if (held_task_ != nullptr && held_pid_ == pid)
+    return held_task_;
+  auto found = held_.find(pid);
+  if (found == held_.end()) {
+    if (!create)
+      return nullptr;
+    found = held_.emplace(pid, std::deque<HeldFigures>{}).first;
+  }
+  held_pid_ = pid;
+  held_task_ = &found->second;
+  return held_task_;
+}
+
 void StallStats::hold(const Incident& incident, const Figures& figures) {
-  std::deque<HeldFigures>& held = held_[incident.pid];
+  std::deque<HeldFigures>& held = *held_for(incident.pid, true);
   if (held.size() >= kHeldPerTask)
     held.pop_front();
   held.push_back({incident.start, incident.end, figures});
@@ -305,6 +335,7 @@ void StallStats::hold(const Incident& incident, const Figures& figures) {
 
 void StallStats::sweep_held() {
   const Nanos aged = newest_end_ - limits_.window;
+  held_task_ = nullptr;
   for (auto task = held_.begin(); task != held_.end();) {
     std::deque<HeldFigures>& held = task->second;
     while (!held.empty() && held.front().end < aged)
@@ -337,7 +368,10 @@ void StallStats::incident(const Incident& incident) {
   }
   ++stalls_;
   row_for(incident).durations.add(duration);
-  KindHistogram& histogram = find_kind(histograms_, incident.kind);
+  if (histogram_ >= histograms_.size() || histograms_[histogram_].kind != incident.kind)
+    histogram_ =
+        static_cast<std::size_t>(&find_kind(histograms_, incident.kind) - histograms_.data());
+  KindHistogram& histogram = histograms_[histogram_];
   histogram.histogram.add(duration);
   histogram.total += duration;
   if (!worst_ || duration > worst_->duration)

@@ -150,6 +150,7 @@ private:
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
   Figures take_nested(const Incident& incident, const Figures& own);
   void hold(const Incident& incident, const Figures& figures);
+  std::deque<HeldFigures>* held_for(std::int32_t pid, bool create);
   void sweep_held();
 
   struct Hash {
@@ -168,10 +169,14 @@ private:
   std::array<std::size_t, 64> recent_rows_;
   std::vector<OrderRow> orders_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
+  std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
   // Per task, in the order the spans closed (so, nearly, of their ends).
   std::unordered_map<std::int32_t, std::deque<HeldFigures>> held_;
+  std::int32_t held_pid_ = 0;
+  std::deque<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none
+  std::size_t histogram_ = 0;                    // the last kind's, a cache
   Nanos newest_end_ = 0;
   std::uint64_t incidents_ = 0;
   std::uint64_t stalls_ = 0;
