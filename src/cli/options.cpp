@@ -49,8 +49,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
       ->check(CLI::IsMember({"graph", "events"}).description(""));
-  app.add_option("--format", format,
-                 "text: the kernel's lines, then shrinker totals (default); json: JSON Lines")
+  app.add_option(
+         "--format", format,
+         "text: the kernel's lines, then shrinker totals (default); json: JSON Lines of the "
+         "spans, shrinker totals and stall report")
       ->type_name("text|json")
       ->check(CLI::IsMember({"text", "json"}).description(""));
   app.add_option("--duration", duration, "Stop after DUR (bare number: seconds)")->type_name("DUR");
