@@ -160,22 +160,24 @@ std::optional<std::string_view> event_field(std::string_view event, std::string_
         return field.value;
     return std::nullopt;
   }
-  if (fields.find('(') == std::string_view::npos) {
-    // No value in parentheses: the first "key=" at a word's start is the
-    // field; a search (memchr, memcmp) where the general walk splits every
-    // word, for the LRU and reclaim lines of every slow call.
-    for (std::size_t at = fields.find(key); at != std::string_view::npos;
-         at = fields.find(key, at + 1)) {
-      const std::size_t equals = at + key.size();
-      if ((at > 0 && fields[at - 1] != ' ') || equals >= fields.size() || fields[equals] != '=')
-        continue;
-      std::string_view value = word_at(fields, equals + 1);
-      if (value.ends_with(','))
-        value.remove_suffix(1);
-      return value;
-    }
-    return std::nullopt;
+  // The first "key=" at a word's start is the field, unless a value in
+  // parentheses comes before it (it may hold spaces and '='): a search
+  // (memchr, memcmp) where the general walk splits every word, for the LRU
+  // and reclaim lines of every slow call.
+  for (std::size_t at = fields.find(key); at != std::string_view::npos;
+       at = fields.find(key, at + 1)) {
+    const std::size_t equals = at + key.size();
+    if ((at > 0 && fields[at - 1] != ' ') || equals >= fields.size() || fields[equals] != '=')
+      continue;
+    if (fields.substr(0, equals + 2).find('(') != std::string_view::npos)
+      break; // its value, or one before it, is in parentheses: walk
+    std::string_view value = word_at(fields, equals + 1);
+    if (value.ends_with(','))
+      value.remove_suffix(1);
+    return value;
   }
+  if (fields.find('(') == std::string_view::npos)
+    return std::nullopt;
   std::optional<std::string_view> found;
   for_each_key_value(fields, [&](std::string_view k, std::string_view value) {
     if (k != key)
