@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 
 namespace allocwatch {
 
@@ -27,7 +28,21 @@ Nanos LatencySketch::bucket_last(std::uint16_t index) {
   return static_cast<Nanos>(std::min<std::uint64_t>(last, INT64_MAX));
 }
 
-void LatencySketch::add_to_bucket(std::uint16_t index, std::uint32_t count) {
+namespace {
+std::uint32_t saturating_add(std::uint32_t count, std::uint32_t more) {
+  return more > UINT32_MAX - count ? UINT32_MAX : count + more;
+}
+} // namespace
+
+template <class F> void LatencySketch::for_each_bucket(F f) const {
+  for (const auto& [index, count] : sparse_)
+    f(index, count);
+  for (std::size_t i = 0; i < counts_.size(); ++i)
+    if (counts_[i] != 0)
+      f(static_cast<std::uint16_t>(first_ + i), counts_[i]);
+}
+
+void LatencySketch::add_dense(std::uint16_t index, std::uint32_t count) {
   if (counts_.empty()) {
     first_ = index;
     counts_.assign(1, 0);
@@ -38,14 +53,35 @@ void LatencySketch::add_to_bucket(std::uint16_t index, std::uint32_t count) {
     counts_.resize(static_cast<std::size_t>(index - first_) + 1, 0);
   }
   std::uint32_t& bucket = counts_[static_cast<std::size_t>(index - first_)];
-  bucket = count > UINT32_MAX - bucket ? UINT32_MAX : bucket + count;
+  bucket = saturating_add(bucket, count);
+}
+
+void LatencySketch::add_to_bucket(std::uint16_t index, std::uint32_t count) {
+  if (!counts_.empty()) {
+    add_dense(index, count);
+    return;
+  }
+  auto at = std::lower_bound(sparse_.begin(), sparse_.end(), index,
+                             [](const auto& bucket, std::uint16_t i) { return bucket.first < i; });
+  if (at != sparse_.end() && at->first == index) {
+    at->second = saturating_add(at->second, count);
+    return;
+  }
+  if (sparse_.size() < kSparseBuckets) {
+    sparse_.insert(at, {index, count});
+    return;
+  }
+  // One bucket too many for the list: counters over the range from now on.
+  for (const auto& [i, c] : sparse_)
+    add_dense(i, c);
+  add_dense(index, count);
+  std::vector<std::pair<std::uint16_t, std::uint32_t>>().swap(sparse_);
 }
 
 std::vector<std::pair<std::uint16_t, std::uint64_t>> LatencySketch::buckets() const {
   std::vector<std::pair<std::uint16_t, std::uint64_t>> used;
-  for (std::size_t i = 0; i < counts_.size(); ++i)
-    if (counts_[i] != 0)
-      used.emplace_back(static_cast<std::uint16_t>(first_ + i), counts_[i]);
+  for_each_bucket(
+      [&used](std::uint16_t index, std::uint32_t count) { used.emplace_back(index, count); });
   return used;
 }
 
@@ -73,9 +109,8 @@ void LatencySketch::merge(const LatencySketch& other) {
   max_ = std::max(max_, other.max_);
   total_ = saturating_add(total_, other.total_);
   count_ += other.count_;
-  for (std::size_t i = 0; i < other.counts_.size(); ++i)
-    if (other.counts_[i] != 0)
-      add_to_bucket(static_cast<std::uint16_t>(other.first_ + i), other.counts_[i]);
+  other.for_each_bucket(
+      [this](std::uint16_t index, std::uint32_t count) { add_to_bucket(index, count); });
 }
 
 Nanos LatencySketch::percentile(int per_cent) const {
@@ -85,12 +120,14 @@ Nanos LatencySketch::percentile(int per_cent) const {
   // Nearest rank: ceil(per_cent * count / 100), at least 1.
   const std::uint64_t rank = (static_cast<std::uint64_t>(per_cent) * count_ + 99) / 100;
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    seen += counts_[i];
-    if (seen >= rank)
-      return std::min(bucket_last(static_cast<std::uint16_t>(first_ + i)), max_);
-  }
-  return max_; // counters that stopped at 2^32 - 1 count short
+  std::optional<std::uint16_t> found;
+  for_each_bucket([&](std::uint16_t index, std::uint32_t count) {
+    seen += count;
+    if (!found && seen >= rank)
+      found = index;
+  });
+  // Not found: counters that stopped at 2^32 - 1 count short.
+  return found ? std::min(bucket_last(*found), max_) : max_;
 }
 
 std::size_t Log2Histogram::bucket_of(Nanos duration) {

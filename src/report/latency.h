@@ -15,8 +15,9 @@ namespace allocwatch {
 // Count, total, min and max of durations, exact, and percentiles from a
 // log-linear histogram: below 32 ns one bucket per nanosecond, above it 32
 // buckets per power of two, so a bucket is at most 1/32 of its lower end
-// wide. Only the range of buckets in use is kept (at most 1888 counters of 4
-// bytes; a counter stops at 2^32 - 1).
+// wide. The buckets in use are kept as a short sorted list while there are
+// at most 16 of them (most tasks' rows: 128 bytes), then as counters over
+// the range in use (at most 1888 of 4 bytes). A counter stops at 2^32 - 1.
 class LatencySketch {
 public:
   static constexpr int kSubBucketBits = 5;
@@ -44,14 +45,21 @@ public:
   static Nanos bucket_last(std::uint16_t index); // the largest duration in the bucket
 
 private:
+  static constexpr std::size_t kSparseBuckets = 16;
+
   void add_to_bucket(std::uint16_t index, std::uint32_t count);
+  void add_dense(std::uint16_t index, std::uint32_t count);
+  // Calls f(index, count) for each bucket in use, by index.
+  template <class F> void for_each_bucket(F f) const;
 
   std::uint64_t count_ = 0;
   Nanos total_ = 0;
   Nanos min_ = 0;
   Nanos max_ = 0;
+  // Until more than kSparseBuckets are in use: (index, count), by index.
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> sparse_;
   std::uint16_t first_ = 0;           // the index of counts_[0]
-  std::vector<std::uint32_t> counts_; // buckets first_ .. first_ + size - 1
+  std::vector<std::uint32_t> counts_; // then: buckets first_ .. first_ + size - 1
 };
 
 // Durations in log2 buckets of whole microseconds, as funclatency and

@@ -10,12 +10,8 @@ namespace allocwatch {
 
 namespace {
 
-// Held figures are swept for age every this many incidents, and at most
-// this many are held per task, the oldest dropped first (the calls around
-// them, if any, are the longest running): a slow reclaim may hold hundreds of
-// quicker shrinker calls whose caller was too quick to print.
+// Held figures are swept for age every this many incidents.
 constexpr std::uint64_t kSweepEvery = 4096;
-constexpr std::size_t kHeldPerTask = 1024;
 
 // "mm_vmscan_direct_reclaim_begin", "mm_vmscan_memcg_softlimit_reclaim_end", ...
 bool is_reclaim_event(std::string_view name, std::string_view suffix) {
@@ -200,11 +196,15 @@ StallRow& StallStats::row_for(const Incident& incident) {
     cached = found->second;
     return rows_[found->second];
   }
-  std::size_t slot = rows_.size();
   if (task_rows_ >= limits_.task_rows)
-    slot = fold_smallest_row();
-  else
+    fold_smallest_rows();
+  std::size_t slot = rows_.size();
+  if (free_rows_.empty()) {
     rows_.emplace_back();
+  } else {
+    slot = free_rows_.back();
+    free_rows_.pop_back();
+  }
   StallRow& row = rows_[slot];
   row = StallRow{incident.pid,
                  std::string(incident.comm),
@@ -219,34 +219,41 @@ StallRow& StallStats::row_for(const Incident& incident) {
   return row;
 }
 
-// Folds the task row with the smallest total into its kind's "other tasks"
-// row, and returns its slot for reuse. Runs only when a new task needs a row
-// and the table is full.
-std::size_t StallStats::fold_smallest_row() {
-  std::size_t smallest = rows_.size();
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
-    if (rows_[i].other)
-      continue;
-    if (smallest == rows_.size() ||
-        std::pair(rows_[i].durations.total(), rows_[i].durations.count()) <
-            std::pair(rows_[smallest].durations.total(), rows_[smallest].durations.count()))
-      smallest = i;
-  }
-  StallRow folded = std::move(rows_[smallest]);
-  rows_[smallest] = StallRow{};
+// Folds the task rows with the smallest totals (an eighth of the table) into
+// their kinds' "other tasks" rows, and frees their slots. Runs only when a
+// new task needs a row and the table is full; folding a batch keeps that
+// rare when thousands of tasks come and go.
+void StallStats::fold_smallest_rows() {
+  std::vector<std::size_t> tasks;
+  tasks.reserve(task_rows_);
+  for (std::size_t i = 0; i < rows_.size(); ++i)
+    if (!rows_[i].other && rows_[i].durations.count() > 0)
+      tasks.push_back(i);
+  const std::size_t batch = std::clamp<std::size_t>(limits_.task_rows / 8, 1, tasks.size());
+  const auto smaller = [this](std::size_t a, std::size_t b) {
+    return std::pair(rows_[a].durations.total(), rows_[a].durations.count()) <
+           std::pair(rows_[b].durations.total(), rows_[b].durations.count());
+  };
+  std::nth_element(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(batch - 1),
+                   tasks.end(), smaller);
   std::string key;
-  row_key(key, folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
-  row_index_.erase(key);
-  row_key(key, -1, true, folded.background, {}, folded.kind, folded.span);
-  auto other = row_index_.find(key);
-  if (other == row_index_.end()) {
-    rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
-    other = row_index_.emplace(key, rows_.size() - 1).first;
+  for (std::size_t n = 0; n < batch; ++n) {
+    const std::size_t slot = tasks[n];
+    StallRow folded = std::move(rows_[slot]);
+    rows_[slot] = StallRow{};
+    row_key(key, folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
+    row_index_.erase(key);
+    row_key(key, -1, true, folded.background, {}, folded.kind, folded.span);
+    auto other = row_index_.find(key);
+    if (other == row_index_.end()) {
+      rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
+      other = row_index_.emplace(key, rows_.size() - 1).first;
+    }
+    rows_[other->second].durations.merge(folded.durations);
+    free_rows_.push_back(slot);
+    --task_rows_;
+    ++folded_rows_;
   }
-  rows_[other->second].durations.merge(folded.durations);
-  --task_rows_;
-  ++folded_rows_;
-  return smallest;
 }
 
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
@@ -286,13 +293,10 @@ void StallStats::add_order(std::string_view kind, std::int64_t order, std::strin
 
 StallStats::Figures StallStats::take_nested(const Incident& incident, const Figures& own) {
   Figures sum = own;
-  std::deque<HeldFigures>* const held_of_task = held_for(incident.pid, false);
+  std::vector<HeldFigures>* const held_of_task = held_for(incident.pid, false);
   if (held_of_task == nullptr)
     return sum;
-  std::deque<HeldFigures>& held = *held_of_task;
-  const Nanos aged = newest_end_ - limits_.window;
-  while (!held.empty() && held.front().end < aged)
-    held.pop_front();
+  std::vector<HeldFigures>& held = *held_of_task;
   // Timestamps are truncated to whole microseconds: a call nested in this one
   // may seem to start up to 1 us before it. Spans close in time order, so the
   // nested ones are the newest held: scan back to the first that ended before.
@@ -306,12 +310,13 @@ StallStats::Figures StallStats::take_nested(const Incident& incident, const Figu
     sum.add(h.figures);
     return true;
   });
+  held_spans_ -= static_cast<std::size_t>(held.end() - kept);
   held.erase(kept, held.end()); // an empty one stays until the sweep: tasks come back
   return sum;
 }
 
-std::deque<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool create) {
-  // Consecutive spans are mostly of one task: its deque is remembered
+std::vector<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool create) {
+  // Consecutive spans are mostly of one task: its list is remembered
   // (the map's nodes stay put; the sweep forgets it).
   if (held_task_ != nullptr && held_pid_ == pid)
     return held_task_;
@@ -319,7 +324,7 @@ std::deque<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool
   if (found == held_.end()) {
     if (!create)
       return nullptr;
-    found = held_.emplace(pid, std::deque<HeldFigures>{}).first;
+    found = held_.emplace(pid, std::vector<HeldFigures>{}).first;
   }
   held_pid_ = pid;
   held_task_ = &found->second;
@@ -327,19 +332,36 @@ std::deque<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool
 }
 
 void StallStats::hold(const Incident& incident, const Figures& figures) {
-  std::deque<HeldFigures>& held = *held_for(incident.pid, true);
-  if (held.size() >= kHeldPerTask)
-    held.pop_front();
+  if (held_spans_ >= kHeldSpans)
+    sweep_held(true);
+  std::vector<HeldFigures>& held = *held_for(incident.pid, true);
   held.push_back({incident.start, incident.end, figures});
+  ++held_spans_;
 }
 
-void StallStats::sweep_held() {
-  const Nanos aged = newest_end_ - limits_.window;
+// Drops the figures that aged out of the window; `make_room`: also the
+// oldest, until a quarter of kHeldSpans is free (a long-running stall around
+// them, if any, misses them), so that the held figures of thousands of tasks
+// stay bounded all together.
+void StallStats::sweep_held(bool make_room) {
+  Nanos cut = newest_end_ - limits_.window;
+  if (make_room) {
+    std::vector<Nanos> ends;
+    ends.reserve(held_spans_);
+    for (const auto& [pid, held] : held_)
+      for (const HeldFigures& h : held)
+        ends.push_back(h.end);
+    const std::size_t drop = ends.size() - kHeldSpans * 3 / 4;
+    std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop), ends.end());
+    cut = std::max(cut, ends[drop]);
+  }
   held_task_ = nullptr;
   for (auto task = held_.begin(); task != held_.end();) {
-    std::deque<HeldFigures>& held = task->second;
-    while (!held.empty() && held.front().end < aged)
-      held.pop_front();
+    std::vector<HeldFigures>& held = task->second;
+    const auto kept = std::remove_if(held.begin(), held.end(),
+                                     [cut](const HeldFigures& h) { return h.end < cut; });
+    held_spans_ -= static_cast<std::size_t>(held.end() - kept);
+    held.erase(kept, held.end());
     task = held.empty() ? held_.erase(task) : std::next(task);
   }
 }
@@ -352,7 +374,7 @@ void StallStats::incident(const Incident& incident) {
   const Nanos duration = incident.end - incident.start;
   newest_end_ = std::max(newest_end_, incident.end);
   if (++incidents_ % kSweepEvery == 0)
-    sweep_held();
+    sweep_held(false);
   if (incident.background) { // kswapd, kcompactd: their own table, nothing else
     if (stall)
       row_for(incident).durations.add(duration);

@@ -5,9 +5,10 @@
 //
 // Only over-threshold spans feed it, never lines: it costs nothing per line
 // read. Its size is bounded for runs of weeks: at most `task_rows` task
-// rows (the task with the smallest total is folded into an "other tasks" row
-// of its kind when a new one needs room) and `order_rows` order/gfp rows,
-// sketches and histograms of fixed size, and held reclaim figures that age
+// rows (when a new task needs room, the eighth of them with the smallest
+// totals is folded into "other tasks" rows of their kinds) and `order_rows`
+// order/gfp rows, sketches and histograms of bounded size, and at most
+// kHeldSpans held reclaim figures (oldest dropped first) that also age
 // out with the profile's window. It is a Sink so that a FanoutSink can feed
 // it; the report writers (stall_report.h), the status line and the metrics
 // read it.
@@ -19,7 +20,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -120,6 +120,9 @@ public:
   const std::optional<WorstStall>& worst() const { return worst_; }
   // Task rows folded into "other tasks" rows to make room.
   std::uint64_t folded_rows() const { return folded_rows_; }
+  // Spans whose figures are held for a reclaim around them, for tests.
+  std::size_t held_spans() const { return held_spans_; }
+  static constexpr std::size_t kHeldSpans = 16384;
 
 private:
   // What the lines of one span, and of the spans nested in it, add up to.
@@ -146,12 +149,12 @@ private:
 
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
-  std::size_t fold_smallest_row();
+  void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
   Figures take_nested(const Incident& incident, const Figures& own);
   void hold(const Incident& incident, const Figures& figures);
-  std::deque<HeldFigures>* held_for(std::int32_t pid, bool create);
-  void sweep_held();
+  std::vector<HeldFigures>* held_for(std::int32_t pid, bool create);
+  void sweep_held(bool make_room);
 
   struct Hash {
     using is_transparent = void;
@@ -164,7 +167,8 @@ private:
   std::vector<StallRow> rows_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> row_index_;
   std::size_t task_rows_ = 0;
-  std::string key_; // reused to look rows up without allocating
+  std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
+  std::string key_;                    // reused to look rows up without allocating
   // Recently used rows (indexes into rows_), by pid and span: a cache.
   std::array<std::size_t, 64> recent_rows_;
   std::vector<OrderRow> orders_;
@@ -172,11 +176,15 @@ private:
   std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
-  // Per task, in the order the spans closed (so, nearly, of their ends).
-  std::unordered_map<std::int32_t, std::deque<HeldFigures>> held_;
+  // Per task, in the order the spans closed (so, nearly, of their ends); at
+  // most kHeldSpans in all: a slow reclaim may hold hundreds of quicker
+  // shrinker calls whose caller was too quick to print, and thousands of
+  // tasks may reclaim at once.
+  std::unordered_map<std::int32_t, std::vector<HeldFigures>> held_;
+  std::size_t held_spans_ = 0; // in all of held_
   std::int32_t held_pid_ = 0;
-  std::deque<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none
-  std::size_t histogram_ = 0;                    // the last kind's, a cache
+  std::vector<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none
+  std::size_t histogram_ = 0;                     // the last kind's, a cache
   Nanos newest_end_ = 0;
   std::uint64_t incidents_ = 0;
   std::uint64_t stalls_ = 0;
