@@ -224,8 +224,8 @@ StallRow& StallStats::row_for(const Incident& incident) {
 // new task needs a row and the table is full; folding a batch keeps that
 // rare when thousands of tasks come and go.
 void StallStats::fold_smallest_rows() {
-  std::vector<std::size_t> tasks;
-  tasks.reserve(task_rows_);
+  std::vector<std::size_t>& tasks = scratch_slots_; // reused: folds come often with many tasks
+  tasks.clear();
   for (std::size_t i = 0; i < rows_.size(); ++i)
     if (!rows_[i].other && rows_[i].durations.count() > 0)
       tasks.push_back(i);
@@ -346,8 +346,8 @@ void StallStats::hold(const Incident& incident, const Figures& figures) {
 void StallStats::sweep_held(bool make_room) {
   Nanos cut = newest_end_ - limits_.window;
   if (make_room) {
-    std::vector<Nanos> ends;
-    ends.reserve(held_spans_);
+    std::vector<Nanos>& ends = scratch_ends_; // reused, as the room it makes is
+    ends.clear();
     for (const auto& [pid, held] : held_)
       for (const HeldFigures& h : held)
         ends.push_back(h.end);
@@ -362,6 +362,8 @@ void StallStats::sweep_held(bool make_room) {
                                      [cut](const HeldFigures& h) { return h.end < cut; });
     held_spans_ -= static_cast<std::size_t>(held.end() - kept);
     held.erase(kept, held.end());
+    if (held.capacity() > 64 && held.size() < held.capacity() / 4)
+      held.shrink_to_fit(); // a burst is over: give its room back
     task = held.empty() ? held_.erase(task) : std::next(task);
   }
 }

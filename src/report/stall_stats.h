@@ -8,7 +8,7 @@
 // rows (when a new task needs room, the eighth of them with the smallest
 // totals is folded into "other tasks" rows of their kinds) and `order_rows`
 // order/gfp rows, sketches and histograms of bounded size, and at most
-// kHeldSpans held reclaim figures (oldest dropped first) that also age
+// kHeldSpans (4096) held reclaim figures (oldest dropped first) that also age
 // out with the profile's window. It is a Sink so that a FanoutSink can feed
 // it; the report writers (stall_report.h), the status line and the metrics
 // read it.
@@ -122,7 +122,7 @@ public:
   std::uint64_t folded_rows() const { return folded_rows_; }
   // Spans whose figures are held for a reclaim around them, for tests.
   std::size_t held_spans() const { return held_spans_; }
-  static constexpr std::size_t kHeldSpans = 16384;
+  static constexpr std::size_t kHeldSpans = 4096;
 
 private:
   // What the lines of one span, and of the spans nested in it, add up to.
@@ -167,8 +167,10 @@ private:
   std::vector<StallRow> rows_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> row_index_;
   std::size_t task_rows_ = 0;
-  std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
-  std::string key_;                    // reused to look rows up without allocating
+  std::vector<std::size_t> free_rows_;     // slots of folded rows, for new ones
+  std::vector<std::size_t> scratch_slots_; // fold_smallest_rows' list, reused
+  std::vector<Nanos> scratch_ends_;        // sweep_held's list, reused
+  std::string key_;                        // reused to look rows up without allocating
   // Recently used rows (indexes into rows_), by pid and span: a cache.
   std::array<std::size_t, 64> recent_rows_;
   std::vector<OrderRow> orders_;
