@@ -80,15 +80,19 @@ void append_text(std::string& key, std::string_view text) {
   key.append(text);
 }
 
-// A row's key: who (pid, comm; or the "other tasks" of a kind), what.
-void row_key(std::string& key, std::int32_t pid, bool other, bool background, std::string_view comm,
-             std::string_view kind, std::string_view span) {
-  key.clear();
-  append(key, &pid, sizeof pid);
-  key.push_back(static_cast<char>((other ? 2 : 0) | (background ? 1 : 0)));
-  append_text(key, comm);
-  append_text(key, kind);
-  key.append(span);
+// A row's key, hashed: who (pid, comm; or the "other tasks" of a kind), what
+// (interned names: their addresses tell them apart).
+std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::string_view comm,
+                       std::string_view kind, std::string_view span) {
+  std::uint64_t h = std::hash<std::string_view>{}(comm);
+  for (const std::uint64_t word :
+       {static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 2 | (other ? 2u : 0u) |
+            (background ? 1u : 0u),
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(kind.data())),
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(span.data()))}) {
+    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
 }
 
 void order_key(std::string& key, bool other, std::string_view kind, std::int64_t order,
@@ -123,6 +127,7 @@ void StallStats::Figures::add(const Figures& other) {
 StallStats::StallStats(Limits limits) : limits_(limits) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
   recent_rows_.fill(SIZE_MAX); // none yet
+  recent_names_.fill({});
   recent_orders_.fill(SIZE_MAX);
 }
 
@@ -178,9 +183,36 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
   }
 }
 
+std::string_view StallStats::intern(std::string_view name) {
+  // The binder's names mostly sit at the same addresses from span to span:
+  // a slot by address, checked by content.
+  std::string_view& cached =
+      recent_names_[(reinterpret_cast<std::uintptr_t>(name.data()) >> 3) % recent_names_.size()];
+  if (cached == name && !cached.empty())
+    return cached;
+  auto found = names_.find(name);
+  if (found == names_.end())
+    found = names_.emplace(name).first;
+  cached = *found;
+  return cached;
+}
+
+std::size_t StallStats::find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
+                                 std::string_view comm, std::string_view kind,
+                                 std::string_view span) const {
+  const auto [first, last] = row_index_.equal_range(hash);
+  for (auto it = first; it != last; ++it) {
+    const StallRow& row = rows_[it->second];
+    if (row.pid == pid && row.other == other && row.background == background &&
+        row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm)
+      return it->second;
+  }
+  return rows_.size();
+}
+
 StallRow& StallStats::row_for(const Incident& incident) {
   // A task's stalls come in runs: most find their row in the cache, checked
-  // field by field, without building and hashing the key.
+  // field by field.
   std::size_t& cached =
       recent_rows_[(static_cast<std::uint32_t>(incident.pid) * 31 + incident.span.size()) %
                    recent_rows_.size()];
@@ -190,11 +222,15 @@ StallRow& StallStats::row_for(const Incident& incident) {
         row.span == incident.span && row.kind == incident.kind && row.comm == incident.comm)
       return row;
   }
-  row_key(key_, incident.pid, false, incident.background, incident.comm, incident.kind,
-          incident.span);
-  if (const auto found = row_index_.find(std::string_view(key_)); found != row_index_.end()) {
-    cached = found->second;
-    return rows_[found->second];
+  const std::string_view kind = intern(incident.kind);
+  const std::string_view span = intern(incident.span);
+  const std::uint64_t hash =
+      row_hash(incident.pid, false, incident.background, incident.comm, kind, span);
+  if (const std::size_t found =
+          find_row(hash, incident.pid, false, incident.background, incident.comm, kind, span);
+      found < rows_.size()) {
+    cached = found;
+    return rows_[found];
   }
   if (task_rows_ >= limits_.task_rows)
     fold_smallest_rows();
@@ -206,14 +242,13 @@ StallRow& StallStats::row_for(const Incident& incident) {
     free_rows_.pop_back();
   }
   StallRow& row = rows_[slot];
-  row = StallRow{incident.pid,
-                 std::string(incident.comm),
-                 std::string(incident.kind),
-                 std::string(incident.span),
-                 incident.background,
-                 false,
-                 {}};
-  row_index_.emplace(key_, slot);
+  row.pid = incident.pid;
+  row.comm.assign(incident.comm);
+  row.kind = kind;
+  row.span = span;
+  row.background = incident.background;
+  row.other = false;
+  row_index_.emplace(hash, slot);
   ++task_rows_;
   cached = slot;
   return row;
@@ -236,20 +271,28 @@ void StallStats::fold_smallest_rows() {
   };
   std::nth_element(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(batch - 1),
                    tasks.end(), smaller);
-  std::string key;
   for (std::size_t n = 0; n < batch; ++n) {
     const std::size_t slot = tasks[n];
-    StallRow folded = std::move(rows_[slot]);
-    rows_[slot] = StallRow{};
-    row_key(key, folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
-    row_index_.erase(key);
-    row_key(key, -1, true, folded.background, {}, folded.kind, folded.span);
-    auto other = row_index_.find(key);
-    if (other == row_index_.end()) {
+    StallRow& folded = rows_[slot];
+    const std::uint64_t hash =
+        row_hash(folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
+    const auto [first, last] = row_index_.equal_range(hash);
+    for (auto it = first; it != last; ++it)
+      if (it->second == slot) {
+        row_index_.erase(it);
+        break;
+      }
+    const std::uint64_t other_hash =
+        row_hash(-1, true, folded.background, {}, folded.kind, folded.span);
+    std::size_t other =
+        find_row(other_hash, -1, true, folded.background, {}, folded.kind, folded.span);
+    if (other == rows_.size()) {
       rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
-      other = row_index_.emplace(key, rows_.size() - 1).first;
+      row_index_.emplace(other_hash, other);
     }
-    rows_[other->second].durations.merge(folded.durations);
+    StallRow& into = rows_[other]; // rows_ may have grown: no reference to `folded` below
+    into.durations.merge(rows_[slot].durations);
+    rows_[slot] = StallRow{};
     free_rows_.push_back(slot);
     --task_rows_;
     ++folded_rows_;
@@ -291,8 +334,8 @@ void StallStats::add_order(std::string_view kind, std::int64_t order, std::strin
   row.max = std::max(row.max, duration);
 }
 
-StallStats::Figures StallStats::take_nested(const Incident& incident, const Figures& own) {
-  Figures sum = own;
+StallStats::Nested StallStats::take_nested(const Incident& incident, const Figures& own) {
+  Nested sum{own, {}};
   std::vector<HeldFigures>* const held_of_task = held_for(incident.pid, false);
   if (held_of_task == nullptr)
     return sum;
@@ -307,7 +350,8 @@ StallStats::Figures StallStats::take_nested(const Incident& incident, const Figu
   const auto kept = std::remove_if(first, held.end(), [&](const HeldFigures& h) {
     if (h.start < from || h.end > incident.end)
       return false;
-    sum.add(h.figures);
+    sum.fresh.add(h.figures.fresh);
+    sum.counted.add(h.figures.counted);
     return true;
   });
   held_spans_ -= static_cast<std::size_t>(held.end() - kept);
@@ -331,7 +375,7 @@ std::vector<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, boo
   return held_task_;
 }
 
-void StallStats::hold(const Incident& incident, const Figures& figures) {
+void StallStats::hold(const Incident& incident, const Nested& figures) {
   if (held_spans_ >= kHeldSpans)
     sweep_held(true);
   std::vector<HeldFigures>& held = *held_for(incident.pid, true);
@@ -384,10 +428,10 @@ void StallStats::incident(const Incident& incident) {
   }
   LineFacts facts;
   read_lines(incident, facts);
-  const Figures figures = take_nested(incident, facts.figures);
+  Nested nested = take_nested(incident, facts.figures);
   if (!stall) {
-    if (figures.any())
-      hold(incident, figures);
+    if (nested.any())
+      hold(incident, nested); // for a reclaim stall around this one
     return;
   }
   ++stalls_;
@@ -404,15 +448,23 @@ void StallStats::incident(const Incident& incident) {
   if (facts.order)
     add_order(incident.kind, *facts.order, facts.gfp_flags, duration);
   if (facts.reclaim) {
+    Figures all = nested.fresh;
+    all.add(nested.counted);
     ReclaimTotals& reclaim = find_kind(reclaim_, incident.kind);
     ++reclaim.count;
     reclaim.total += duration;
-    reclaim.pages_scanned += figures.pages_scanned;
+    reclaim.pages_scanned += all.pages_scanned;
     reclaim.pages_reclaimed += facts.pages_reclaimed;
-    reclaim.shrinker_time += figures.shrinker_time;
+    reclaim.shrinker_time += all.shrinker_time;
+    nested = Nested{{}, all};
+  } else {
+    // A stall of another kind around a reclaim (an allocation) has no
+    // reclaim around it: what that reclaim counted would only fill the
+    // held figures of every task.
+    nested.counted = {};
   }
-  if (figures.any())
-    hold(incident, figures); // for a reclaim stall around this one
+  if (nested.any())
+    hold(incident, nested); // for a reclaim stall around this one (soft limit in direct)
 }
 
 std::vector<const StallRow*> StallStats::rows(bool background) const {

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace allocwatch {
@@ -33,8 +34,9 @@ namespace allocwatch {
 struct StallRow {
   std::int32_t pid = -1;
   std::string comm;
-  std::string kind; // "direct reclaim"
-  std::string span; // "try_to_free_pages", "memcg_reclaim"
+  // Views into the StallStats that made the row: each name is kept once.
+  std::string_view kind; // "direct reclaim"
+  std::string_view span; // "try_to_free_pages", "memcg_reclaim"
   bool background = false;
   bool other = false; // the sum of the task rows folded to make room
   LatencySketch durations;
@@ -133,10 +135,18 @@ private:
     void add(const Figures& other);
   };
   // A span's figures, held until a reclaim stall around it takes them.
+  // What a span and the spans nested in it add up to: `fresh`, not yet in
+  // any reclaim stall's totals, and `counted`, in those of a reclaim nested
+  // in it (which a reclaim around it adds too, and nothing else needs).
+  struct Nested {
+    Figures fresh;
+    Figures counted;
+    bool any() const { return fresh.any() || counted.any(); }
+  };
   struct HeldFigures {
     Nanos start;
     Nanos end;
-    Figures figures;
+    Nested figures;
   };
   // What an incident's lines say, read once.
   struct LineFacts {
@@ -149,10 +159,13 @@ private:
 
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
+  std::string_view intern(std::string_view name);
+  std::size_t find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
+                       std::string_view comm, std::string_view kind, std::string_view span) const;
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
-  Figures take_nested(const Incident& incident, const Figures& own);
-  void hold(const Incident& incident, const Figures& figures);
+  Nested take_nested(const Incident& incident, const Figures& own);
+  void hold(const Incident& incident, const Nested& figures);
   std::vector<HeldFigures>* held_for(std::int32_t pid, bool create);
   void sweep_held(bool make_room);
 
@@ -165,12 +178,17 @@ private:
 
   Limits limits_;
   std::vector<StallRow> rows_;
-  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> row_index_;
+  // Rows by a hash of their key, checked field by field: no key to build or
+  // allocate when thousands of tasks come and go.
+  std::unordered_multimap<std::uint64_t, std::size_t> row_index_;
+  // Kind and span names, each kept once; rows point into them.
+  std::unordered_set<std::string, Hash, std::equal_to<>> names_;
+  std::array<std::string_view, 8> recent_names_; // a cache of names_, by address
   std::size_t task_rows_ = 0;
   std::vector<std::size_t> free_rows_;     // slots of folded rows, for new ones
   std::vector<std::size_t> scratch_slots_; // fold_smallest_rows' list, reused
   std::vector<Nanos> scratch_ends_;        // sweep_held's list, reused
-  std::string key_;                        // reused to look rows up without allocating
+  std::string key_;                        // reused to look order rows up
   // Recently used rows (indexes into rows_), by pid and span: a cache.
   std::array<std::size_t, 64> recent_rows_;
   std::vector<OrderRow> orders_;
