@@ -238,11 +238,12 @@ enum Fn : std::uint8_t {
 
 // Graph mode: the tracepoints each function's over-threshold return claims
 // (configs/default.yaml's bindings). The allocator, shrink_node, shrink_slab,
-// shrink_active_list and the soft limit reclaim claim none.
+// shrink_active_list and the soft limit reclaim claim none. A reclaim claims
+// the LRU lines its inner calls were too quick to print.
 constexpr std::uint32_t kBinding[kFnCount] = {
     0,
-    bit(kDirectBegin) | bit(kDirectEnd),
-    bit(kMemcgBegin) | bit(kMemcgEnd),
+    bit(kDirectBegin) | bit(kDirectEnd) | bit(kLruInactive),
+    bit(kMemcgBegin) | bit(kMemcgEnd) | bit(kLruInactive),
     0,
     bit(kLruInactive),
     bit(kLruInactive),

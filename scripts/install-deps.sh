@@ -4,7 +4,8 @@
 # second run does nothing and needs no network. Called by `make deps` (and so by `make test` and `make run`).
 set -eu
 
-build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev"
+# python3 and python3-yaml: the report tests' second computations (tests/report).
+build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev python3 python3-yaml"
 e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"
 # make fuzz: clang and its compiler-rt (libFuzzer, ASan, UBSan).
 fuzz_pkgs="clang libclang-rt-dev"

@@ -245,7 +245,7 @@ void Binder::feed(const Record& record) {
     ++stats_.lost_lines;
     stats_.lost_events += record.lost;
     stats_.lost_uncounted += record.lost == 0;
-    sink_.passthrough(record.line);
+    sink_.passthrough(record.line, newest_ts_);
     return;
   default:
     break;

@@ -32,6 +32,7 @@ class RecordingSink : public Sink {
 public:
   std::vector<SeenIncident> incidents;
   std::vector<std::string> passed;
+  std::vector<Nanos> passed_at;
   int finished = 0;
 
   void incident(const Incident& incident) override {
@@ -40,7 +41,10 @@ public:
                          incident.start, incident.end,
                          std::vector<std::string>(incident.lines.begin(), incident.lines.end())});
   }
-  void passthrough(std::string_view line) override { passed.emplace_back(line); }
+  void passthrough(std::string_view line, Nanos at) override {
+    passed.emplace_back(line);
+    passed_at.push_back(at);
+  }
   void finish(const ShrinkerStats&) override { ++finished; }
 };
 
@@ -223,13 +227,16 @@ TEST_CASE("every line is counted, LOST lines pass through") {
   t.other(LineKind::Lost, "CPU:1 [LOST 5 EVENTS]", 5);
   t.other(LineKind::Lost, "CPU:1 [LOST EVENTS]", 0);
   t.event(task1, 1000 * us, "mm_compaction_kcompactd_sleep");
-  CHECK(t.stats.lines_read == 6);
+  t.other(LineKind::Lost, "CPU:0 [LOST 7 EVENTS]", 7);
+  CHECK(t.stats.lines_read == 7);
   CHECK(t.stats.lines_malformed == 1);
-  CHECK(t.stats.lost_lines == 3);
-  CHECK(t.stats.lost_events == 605);
+  CHECK(t.stats.lost_lines == 4);
+  CHECK(t.stats.lost_events == 612);
   CHECK(t.stats.lost_uncounted == 1);
-  CHECK(t.sink.passed ==
-        Lines{"CPU:0 [LOST 600 EVENTS]", "CPU:1 [LOST 5 EVENTS]", "CPU:1 [LOST EVENTS]"});
+  CHECK(t.sink.passed == Lines{"CPU:0 [LOST 600 EVENTS]", "CPU:1 [LOST 5 EVENTS]",
+                               "CPU:1 [LOST EVENTS]", "CPU:0 [LOST 7 EVENTS]"});
+  // Each is placed at the newest timestamp read before it (0 before any).
+  CHECK(t.sink.passed_at == std::vector<Nanos>{0, 0, 0, 1000 * us});
   CHECK(t.sink.incidents.empty());
 }
 

@@ -2,11 +2,13 @@
 // saved trace or run a live session. Fatal errors are caught only here.
 #include "bind/binder.h"
 #include "cli/options.h"
+#include "cli/run_report.h"
 #include "profile/search.h"
 #include "report/fanout_sink.h"
 #include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
+#include "report/status_line.h"
 #include "report/text_sink.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
@@ -14,6 +16,7 @@
 #include "tracefs/session.h"
 #include "util/escape.h"
 #include "util/output_file.h"
+#include "util/periodic.h"
 #include "util/result.h"
 
 #include <cerrno>
@@ -104,29 +107,30 @@ std::unique_ptr<Sink> make_sink(const Options& options) {
   return std::make_unique<TextSink>(std::cout);
 }
 
-struct Bound {
-  RunStats stats;
-  std::optional<Mode> mode; // the mode the binder used; none if no trace line came
-};
-
-// Every line of `reader` through the parser and the binder, the report to
-// stdout at the end: the same for a replay and a live run. `mode` unset:
-// taken from the input's line format.
-Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-               const Options& options) {
-  Bound bound;
+// Every line of `reader` through the parser and the binder, to the trace
+// output on stdout and the run's observers, the same for a replay and a live
+// run: the status line first (it erases itself before a trace line prints),
+// the report and the timeline after the output. Returns the mode the binder
+// used (`mode` unset: taken from the input's line format); none if no trace
+// line came.
+std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
+                             const Options& options, RunStats& stats, RunReport& report,
+                             StatusLine* status) {
   ShrinkerStats shrinkers;
   const std::unique_ptr<Sink> output = make_sink(options);
-  // The trace's own output first; the run's other observers after it.
   FanoutSink sinks;
+  if (status != nullptr)
+    sinks.add(*status);
   sinks.add(*output);
-  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, shrinkers, bound.stats);
+  report.observe(sinks);
+  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, shrinkers, stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
-  bound.mode = binder.mode();
-  return bound;
+  if (options.json)
+    report.write_json(std::cout);
+  return binder.mode();
 }
 
 int replay(const Options& options, const Profile& profile) {
@@ -141,18 +145,21 @@ int replay(const Options& options, const Profile& profile) {
       throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
+  RunReport report(options, profile);
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
-  const Bound bound = bind_all(reader, profile, std::nullopt, options);
-  const RunStats& stats = bound.stats;
+  RunStats stats;
+  const std::optional<Mode> mode =
+      bind_all(reader, profile, std::nullopt, options, stats, report, nullptr);
   if (fd > STDIN_FILENO)
     ::close(fd);
+  report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet)
     stats.print(std::cerr);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
-  if (!bound.mode && stats.lines_malformed > 0)
+  if (!mode && stats.lines_malformed > 0)
     throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
                      " lines not understood): replay what trace_pipe printed, or a --save file");
@@ -197,6 +204,20 @@ private:
   int status_ = -1;
 };
 
+// The status line, when a person watches: stderr is a terminal, not -q, and
+// no -c command writes to that terminal too (its lines would break it).
+std::optional<StatusLine> make_status_line(const Options& options, const Profile& profile,
+                                           const RunStats& stats, const RunReport& report) {
+  if (options.quiet || options.command || ::isatty(STDERR_FILENO) != 1)
+    return std::nullopt;
+  StatusLine::Options status;
+  status.threshold = profile.threshold;
+  status.started = StatusLine::Clock::now();
+  status.erase_before_output = ::isatty(STDOUT_FILENO) == 1;
+  status.width = [] { return terminal_width(STDERR_FILENO); };
+  return std::make_optional<StatusLine>(std::cerr, stats, report.stalls(), std::move(status));
+}
+
 int trace_live(const Options& options, const Profile& profile) {
   std::ostream* messages = options.quiet ? nullptr : &std::cerr;
   // --check where no kernel can be asked checks the profile alone.
@@ -231,6 +252,7 @@ int trace_live(const Options& options, const Profile& profile) {
       throw FatalError(file.error().message);
     saved = std::move(*file);
   }
+  RunReport report(options, profile);
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
@@ -240,7 +262,14 @@ int trace_live(const Options& options, const Profile& profile) {
     command.emplace(*options.command);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.duration.value_or(0));
+  RunStats stats;
+  std::optional<StatusLine> status = make_status_line(options, profile, stats, report);
+  // What the run does now and then while it waits for lines.
+  Periodic periodic;
+  if (status)
+    periodic.add([&status](Periodic::Clock::time_point now) { status->update(now); });
   auto should_stop = [&] {
+    periodic.run(Periodic::Clock::now());
     return g_stop_signal != 0 || !std::cout.good() ||
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
@@ -252,14 +281,18 @@ int trace_live(const Options& options, const Profile& profile) {
   FlushBeforeRead source(**pipe);
   LineReader reader(source);
   reader.set_tee(saved.get());
-  // The report is printed here, before restore(): at stop, tracing goes off,
-  // the pipe drains, the report comes, then tracefs is put back.
-  const RunStats stats = bind_all(reader, profile, session.mode(), options).stats;
+  // The trace's end (shrinker totals, JSON report records) is printed here,
+  // before restore(): at stop, tracing goes off, the pipe drains, the end
+  // comes, then tracefs is put back; the stall report and counts follow.
+  bind_all(reader, profile, session.mode(), options, stats, report, status ? &*status : nullptr);
+  if (status)
+    status->erase();
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (saved)
     if (Status written = saved->finish(); !written)
       throw FatalError(written.error().message);
+  report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet) {
     stats.print(std::cerr);
     if (command && command->status() >= 0)

@@ -31,7 +31,8 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
                "allocwatch"};
   app.get_formatter()->column_width(28);
   app.set_version_flag("-V,--version", std::string("allocwatch ") + kVersion);
-  app.footer("Trace lines go to stdout, then the per-shrinker totals; counts go to stderr.\n"
+  app.footer("Trace lines go to stdout, then the per-shrinker totals; the stall report and\n"
+             "counts go to stderr (a live run on a terminal also shows a status line there).\n"
              "Ctrl-C (SIGINT), SIGTERM or SIGHUP end a live run: tracing is put back as it was.\n"
              "Exit status: 0 done (also after Ctrl-C), 1 error (also output that could not be\n"
              "written: stdout, --save), 2 bad usage or profile. See allocwatch(8).");
@@ -49,8 +50,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
       ->check(CLI::IsMember({"graph", "events"}).description(""));
-  app.add_option("--format", format,
-                 "text: the kernel's lines, then shrinker totals (default); json: JSON Lines")
+  app.add_option(
+         "--format", format,
+         "text: the kernel's lines, then shrinker totals (default); json: JSON Lines of the "
+         "spans, shrinker totals and stall report")
       ->type_name("text|json")
       ->check(CLI::IsMember({"text", "json"}).description(""));
   app.add_option("--duration", duration, "Stop after DUR (bare number: seconds)")->type_name("DUR");
@@ -62,6 +65,13 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       ->check(CLI::Range(1, std::numeric_limits<int>::max()).description(""));
   app.add_option("--save", o.save, "Also write every raw trace line read to FILE (replay with -i)")
       ->type_name("FILE");
+  app.add_option("--report", o.report,
+                 "Also write the stall report to FILE, every row of it (text, as on stderr)")
+      ->type_name("FILE");
+  app.add_option("--timeline", o.timeline,
+                 "Write the slow calls to FILE as a timeline (Chrome trace-event JSON: Perfetto, "
+                 "chrome://tracing)")
+      ->type_name("FILE");
   app.add_option("--tracefs", o.tracefs_dir,
                  "Use the tracefs at DIR (default: found in /proc/mounts, mounted if missing)")
       ->type_name("DIR");
@@ -71,7 +81,8 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_flag("--restore", o.restore,
                "Put tracefs back from the journal of a run that was killed (kill -9)");
   app.add_flag("--force", o.force, "Start even if another tracer or another allocwatch is active");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print the plan and counts on stderr");
+  app.add_flag("-q,--quiet", o.quiet,
+               "Do not print the plan, the stall report, the status line and counts on stderr");
 
   try {
     app.parse(argc, argv);
@@ -88,6 +99,9 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
                                  "--mode or --check: they are for live tracing");
     if (o.restore && (o.input || o.check || o.list_profiles))
       throw CLI::ValidationError("--restore", "--restore runs alone");
+    if ((o.report || o.timeline) && (o.check || o.list_profiles || o.restore))
+      throw CLI::ValidationError("--report",
+                                 "--report and --timeline are for a run that traces or replays");
   } catch (const CLI::ParseError& e) {
     result.exit_now = app.exit(e) == 0 ? 0 : 2;
   }

@@ -20,6 +20,8 @@ struct Options {
   std::optional<int> pid;                 // --pid
   std::optional<std::string> save;        // --save FILE
   std::optional<std::string> tracefs_dir; // --tracefs DIR
+  std::optional<std::string> report;      // --report FILE: the stall report, all rows
+  std::optional<std::string> timeline;    // --timeline FILE: Chrome trace-event JSON
   bool json = false;                      // --format json
   bool check = false;
   bool list_profiles = false;

@@ -103,9 +103,11 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
   CHECK(bindings ==
         std::vector<std::pair<Names, Names>>{
             {{"try_to_free_pages"},
-             {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end"}},
+             {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
+              "mm_vmscan_lru_shrink_inactive"}},
             {{"try_to_free_mem_cgroup_pages"},
-             {"mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end"}},
+             {"mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end",
+              "mm_vmscan_lru_shrink_inactive"}},
             {{"shrink_inactive_list", "evict_folios", "shrink_lruvec", "shrink_node_memcg"},
              {"mm_vmscan_lru_shrink_inactive"}},
             {{"try_to_compact_pages"}, {"mm_compaction_try_to_compact_pages"}},

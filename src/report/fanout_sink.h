@@ -18,9 +18,9 @@ public:
     for (Sink* sink : sinks_)
       sink->incident(incident);
   }
-  void passthrough(std::string_view line) override {
+  void passthrough(std::string_view line, Nanos at) override {
     for (Sink* sink : sinks_)
-      sink->passthrough(line);
+      sink->passthrough(line, at);
   }
   void finish(const ShrinkerStats& shrinkers) override {
     for (Sink* sink : sinks_)

@@ -1,5 +1,6 @@
 #include "report/json_sink.h"
 
+#include "report/json_text.h"
 #include "report/shrinker_stats.h"
 
 #include <ostream>
@@ -7,23 +8,6 @@
 namespace allocwatch {
 
 namespace {
-
-void write_string(std::ostream& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.put('"');
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out.put('\\');
-      out.put(c);
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out << "\\u00" << kHex[byte >> 4] << kHex[byte & 0xf];
-    } else {
-      out.put(c);
-    }
-  }
-  out.put('"');
-}
 
 void write_totals(std::ostream& out, const ShrinkerTotals& totals) {
   out << "\"total_ns\":" << totals.total << ",\"max_ns\":" << totals.max
@@ -34,9 +18,9 @@ void write_totals(std::ostream& out, const ShrinkerTotals& totals) {
 
 void JsonSink::incident(const Incident& incident) {
   out_ << "{\"type\":\"span\",\"name\":";
-  write_string(out_, incident.span);
+  write_json_string(out_, incident.span);
   out_ << ",\"pid\":" << incident.pid << ",\"comm\":";
-  write_string(out_, incident.comm);
+  write_json_string(out_, incident.comm);
   out_ << ",\"start_ns\":" << incident.start << ",\"end_ns\":" << incident.end
        << ",\"duration_ns\":"
        << (incident.start >= 0 && incident.end >= 0 ? incident.end - incident.start : -1)
@@ -44,29 +28,31 @@ void JsonSink::incident(const Incident& incident) {
   const char* separator = "";
   for (std::string_view line : incident.lines) {
     out_ << separator;
-    write_string(out_, line);
+    write_json_string(out_, line);
     separator = ",";
   }
-  out_ << "]}\n";
+  out_ << "],\"tracepoints\":";
+  write_json_tracepoints(out_, incident.lines, fields_);
+  out_ << "}\n";
 }
 
-void JsonSink::passthrough(std::string_view line) {
+void JsonSink::passthrough(std::string_view line, Nanos) {
   out_ << "{\"type\":\"lost\",\"line\":";
-  write_string(out_, line);
+  write_json_string(out_, line);
   out_ << "}\n";
 }
 
 void JsonSink::finish(const ShrinkerStats& shrinkers) {
   for (const ShrinkerSummary& shrinker : shrinkers.summary()) {
     out_ << "{\"type\":\"shrinker\",\"symbol\":";
-    write_string(out_, shrinker.symbol);
+    write_json_string(out_, shrinker.symbol);
     out_ << ',';
     write_totals(out_, shrinker.totals);
     out_ << ",\"instances\":[";
     const char* separator = "";
     for (const ShrinkerSummary::Instance& instance : shrinker.instances) {
       out_ << separator << "{\"instance\":";
-      write_string(out_, instance.name);
+      write_json_string(out_, instance.name);
       out_ << ',';
       write_totals(out_, instance.totals);
       out_ << '}';

@@ -22,7 +22,38 @@ TEST_CASE("json: a span is one object with its lines, escaped") {
         "\"start_ns\":16466558000,\"end_ns\":16516484000,\"duration_ns\":49926000,\"lines\":["
         "\"  16.466577 |   1)   memhog-170   |               |  /* "
         "mm_vmscan_direct_reclaim_begin: order=0 gfp_flags=GFP_KERNEL */\","
-        "\"a \\\"quoted\\\" \\\\ back\\u0009slash\\u0001\"]}\n");
+        "\"a \\\"quoted\\\" \\\\ back\\u0009slash\\u0001\"],"
+        // The tracepoint lines, parsed; the other line is not one.
+        "\"tracepoints\":[{\"event\":\"mm_vmscan_direct_reclaim_begin\",\"ts_ns\":16466577000,"
+        "\"fields\":{\"order\":0,\"gfp_flags\":\"GFP_KERNEL\"}}]}\n");
+}
+
+TEST_CASE("json: tracepoint fields are numbers or escaped strings, in either line format") {
+  std::ostringstream out;
+  JsonSink sink(out);
+  const std::vector<std::string_view> lines = {
+      "  cat-27508 [001] ..... 3946.345293: mm_vmscan_memcg_reclaim_begin: order=0 "
+      "gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_COMP",
+      "  cat-27508 [001] ..... 3946.345453: mm_shrink_slab_start: super_cache_scan+0x0/0x210 "
+      "00000000ce7941b5: nid: 0 objects to shrink -3 gfp_flags GFP_KERNEL",
+      "  cat-27508 [001] ..... 3946.345500: mm_x: odd=\"q\"\x1b[31m pfn=0x10",
+      "  cat-27508 [001] ..... 3946.345805: mm_vmscan_memcg_reclaim_end: nr_reclaimed=978"};
+  sink.incident(Incident{"memcg_reclaim", "memcg reclaim", false, 27508, "cat", 3946345293000,
+                         3946345805000, lines});
+  const std::string text = out.str();
+  const std::size_t at = text.find("\"tracepoints\":");
+  REQUIRE(at != std::string::npos);
+  CHECK(text.substr(at) ==
+        "\"tracepoints\":["
+        "{\"event\":\"mm_vmscan_memcg_reclaim_begin\",\"ts_ns\":3946345293000,\"fields\":"
+        "{\"order\":0,\"gfp_flags\":\"GFP_HIGHUSER_MOVABLE|__GFP_COMP\"}},"
+        "{\"event\":\"mm_shrink_slab_start\",\"ts_ns\":3946345453000,\"fields\":"
+        "{\"symbol\":\"super_cache_scan\",\"instance\":\"00000000ce7941b5\",\"nid\":0,"
+        "\"nr_objects_to_shrink\":-3,\"gfp_flags\":\"GFP_KERNEL\"}},"
+        "{\"event\":\"mm_x\",\"ts_ns\":3946345500000,\"fields\":"
+        "{\"odd\":\"\\\"q\\\"\\u001b[31m\",\"pfn\":\"0x10\"}},"
+        "{\"event\":\"mm_vmscan_memcg_reclaim_end\",\"ts_ns\":3946345805000,\"fields\":"
+        "{\"nr_reclaimed\":978}}]}\n");
 }
 
 TEST_CASE("json: a span of a line with no timestamp has no duration") {
@@ -36,7 +67,7 @@ TEST_CASE("json: a span of a line with no timestamp has no duration") {
 TEST_CASE("json: LOST lines and shrinker totals, in ShrinkerStats' order") {
   std::ostringstream out;
   JsonSink sink(out);
-  sink.passthrough("CPU:0 [LOST 600 EVENTS]");
+  sink.passthrough("CPU:0 [LOST 600 EVENTS]", 0);
   ShrinkerStats stats;
   stats.add("super_cache_scan", "00000000ce7941b5", 400'000);
   stats.add("super_cache_scan", "00000000c60de79d", 100'000);

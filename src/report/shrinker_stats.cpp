@@ -19,29 +19,6 @@ void sort_by_total(std::vector<Entry>& entries, std::string_view Entry::*name) {
 
 } // namespace
 
-ShrinkerId parse_shrinker_id(std::string_view fields) {
-  // The kernel prints "%pS %p:": the symbol with "+off/size", then " [module]"
-  // for a shrinker in a module, then the instance, ended by ':'. A forward
-  // scan with memchr (find): this runs twice per shrinker call.
-  const std::size_t symbol_end = fields.find(' ');
-  std::string_view symbol = fields.substr(0, symbol_end);
-  symbol = symbol.substr(0, symbol.find('+'));
-  if (symbol_end == std::string_view::npos)
-    return {symbol, {}};
-  std::size_t at = symbol_end + 1;
-  if (at < fields.size() && fields[at] == '[') {
-    at = fields.find("] ", at);
-    if (at == std::string_view::npos)
-      return {symbol, {}};
-    at += 2;
-  }
-  const std::string_view rest = fields.substr(at);
-  const std::size_t colon = rest.find(':');
-  if (colon == std::string_view::npos)
-    return {symbol, {}};
-  return {symbol, rest.substr(0, colon)};
-}
-
 void ShrinkerTotals::add(Nanos duration) {
   total += duration;
   max = std::max(max, duration);

@@ -4,6 +4,7 @@
 // instances (every superblock shares super_cache_scan), per instance.
 #pragma once
 
+#include "trace/event_fields.h" // parse_shrinker_id
 #include "util/duration.h"
 #include "util/string_hash.h"
 
@@ -15,18 +16,6 @@
 #include <vector>
 
 namespace allocwatch {
-
-// Which shrinker a mm_shrink_slab_start/end line is about. The views point
-// into the fields they were parsed from.
-struct ShrinkerId {
-  std::string_view symbol;   // "super_cache_scan"
-  std::string_view instance; // "00000000ce7941b5"
-};
-
-// Reads the kernel's "%pS %p:" prefix of the fields:
-// "super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0 ..." gives
-// {"super_cache_scan", "00000000ce7941b5"}. Missing parts are empty.
-ShrinkerId parse_shrinker_id(std::string_view fields);
 
 struct ShrinkerTotals {
   Nanos total = 0;

@@ -13,24 +13,6 @@ std::string printed(const ShrinkerStats& stats) {
 }
 } // namespace
 
-TEST_CASE("parse_shrinker_id reads the %pS %p prefix of shrink_slab fields") {
-  const ShrinkerId id =
-      parse_shrinker_id("super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0 objects to shrink 0");
-  CHECK(id.symbol == "super_cache_scan");
-  CHECK(id.instance == "00000000ce7941b5");
-  const ShrinkerId bare = parse_shrinker_id("kfree_rcu_shrink_scan 00000000ecb61676:");
-  CHECK(bare.symbol == "kfree_rcu_shrink_scan");
-  CHECK(bare.instance == "00000000ecb61676");
-  // A shrinker in a module: %pS adds " [module]" before the instance.
-  const ShrinkerId module =
-      parse_shrinker_id("ext4_es_scan+0x0/0x3b0 [ext4] 000000007988191a: nid: 0 objects");
-  CHECK(module.symbol == "ext4_es_scan");
-  CHECK(module.instance == "000000007988191a");
-  const ShrinkerId empty = parse_shrinker_id("");
-  CHECK(empty.symbol.empty());
-  CHECK(empty.instance.empty());
-}
-
 TEST_CASE("nothing is printed without a complete pair") {
   ShrinkerStats stats;
   CHECK(stats.empty());

@@ -1,5 +1,6 @@
-// Sink: where the binder's results go. Text now, JSON later, each over a
-// std::ostream& (bpftrace style).
+// Sink: where the binder's results go: the trace output (text or JSON, each
+// over a std::ostream&, bpftrace style) and the run's other observers (the
+// stall report, the timeline, the status line), through a FanoutSink.
 #pragma once
 
 #include "util/duration.h"
@@ -30,8 +31,10 @@ class Sink {
 public:
   virtual ~Sink() = default;
   virtual void incident(const Incident& incident) = 0;
-  // A line printed as it was read: "CPU:N [LOST M EVENTS]".
-  virtual void passthrough(std::string_view line) = 0;
+  // A line printed as it was read: "CPU:N [LOST M EVENTS]". `at` is the
+  // newest timestamp read before it (0 before any): the kernel's LOST lines
+  // carry none, and a timeline places them there.
+  virtual void passthrough(std::string_view line, Nanos at) = 0;
   // End of the stream: the per-shrinker totals.
   virtual void finish(const ShrinkerStats& shrinkers) = 0;
 };

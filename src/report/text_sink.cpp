@@ -18,7 +18,7 @@ void TextSink::incident(const Incident& incident) {
     write_line(out_, line);
 }
 
-void TextSink::passthrough(std::string_view line) {
+void TextSink::passthrough(std::string_view line, Nanos) {
   write_line(out_, line);
 }
 

@@ -14,7 +14,7 @@ public:
   explicit TextSink(std::ostream& out) : out_(out) {}
 
   void incident(const Incident& incident) override;
-  void passthrough(std::string_view line) override;
+  void passthrough(std::string_view line, Nanos at) override;
   void finish(const ShrinkerStats& shrinkers) override;
 
 private:

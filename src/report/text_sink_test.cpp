@@ -16,7 +16,7 @@ TEST_CASE("the text sink prints the trace's own lines") {
       "   16.188253 |   1)   kswapd0-44   |               |  /* mm_shrink_slab_end: x */"};
   sink.incident(Incident{"shrink_slab", "shrinker", true, 44, "kswapd0", 16'180'496'000,
                          16'188'253'000, lines});
-  sink.passthrough("CPU:0 [LOST 600 EVENTS]");
+  sink.passthrough("CPU:0 [LOST 600 EVENTS]", 0);
   const std::vector<std::string_view> one = {
       "   13.218727 |   0)   <...>-156    | ! 431.377 us  |  } /* __alloc_pages */"};
   sink.incident(Incident{"__alloc_pages", "allocation", false, 156, "<...>", 0, 0, one});
@@ -30,7 +30,7 @@ TEST_CASE("the text sink prints the trace's own lines") {
 TEST_CASE("the text sink ends with the shrinker totals") {
   std::ostringstream out;
   TextSink sink(out);
-  sink.passthrough("CPU:1 [LOST 5 EVENTS]");
+  sink.passthrough("CPU:1 [LOST 5 EVENTS]", 0);
   ShrinkerStats shrinkers;
   shrinkers.add("super_cache_scan", "00000000ce7941b5", 8'455'000);
   sink.finish(shrinkers);

@@ -39,6 +39,9 @@ expect 2 "unknown profile 'nosuch'" -- -p nosuch -i "$trace"
 expect 2 "longer than the profile's window" -- -i "$trace" -t 11s
 expect 2 "--restore runs alone" -- --restore -i "$trace"
 expect 2 "reads no tracefs" -- --tracefs /tmp -i "$trace"
+expect 2 "are for a run that traces or replays" -- --check --report "$tmp/r"
+expect 2 "are for a run that traces or replays" -- --list-profiles --timeline "$tmp/t"
+expect 1 "cannot write $tmp/no/such/file: No such file or directory" -- -i "$trace" --report "$tmp/no/such/file"
 expect 1 "cannot open $tmp/missing" -- -i "$tmp/missing"
 expect 1 "holds no line of an ftrace trace" -- -i "$bin"
 # Bytes from the command line, a profile or a file name reach the terminal

@@ -15,8 +15,10 @@ import re
 import sys
 
 BINDINGS = {
-    "try_to_free_pages": {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end"},
-    "try_to_free_mem_cgroup_pages": {"mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end"},
+    "try_to_free_pages": {
+        "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", "mm_vmscan_lru_shrink_inactive"},
+    "try_to_free_mem_cgroup_pages": {
+        "mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end", "mm_vmscan_lru_shrink_inactive"},
     "shrink_inactive_list": {"mm_vmscan_lru_shrink_inactive"},
     "evict_folios": {"mm_vmscan_lru_shrink_inactive"},
     "shrink_lruvec": {"mm_vmscan_lru_shrink_inactive"},

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Replays each real trace of tests/golden/cases and compares stdout and stderr
-# with the expected files byte for byte.
+# with the expected files byte for byte, and the files a case asks for: ARGS
+# may name @report and @timeline, which stand for a --report or --timeline
+# file compared with expected/NAME.report and expected/NAME.timeline.json.
 #   tests/golden/run.sh BUILD_DIR            check
 #   tests/golden/run.sh BUILD_DIR --update   rewrite the expected files (then
 #                                            check the diff by hand, see cases)
@@ -16,23 +18,34 @@ failed=0
 
 while read -r name trace args; do
   case "$name" in '' | '#'*) continue ;; esac
+  # What the case writes (tmp file) and what it must equal (expected file).
+  outputs="out:$name.out err:$name.err"
+  case " $args " in *" @report "*) outputs="$outputs report:$name.report" ;; esac
+  case " $args " in *" @timeline "*) outputs="$outputs timeline:$name.timeline.json" ;; esac
+  args=$(printf '%s' "$args" | sed "s|@report|$tmp/report|; s|@timeline|$tmp/timeline|")
+  rm -f "$tmp/report" "$tmp/timeline"
   # shellcheck disable=SC2086
   "$bin" -p configs/default.yaml -i "$here/traces/$trace" $args >"$tmp/out" 2>"$tmp/err"
   status=$?
   if [ "$update" = --update ]; then
-    cp "$tmp/out" "$here/expected/$name.out" || exit 1
-    cp "$tmp/err" "$here/expected/$name.err" || exit 1
+    for o in $outputs; do
+      cp "$tmp/${o%%:*}" "$here/expected/${o#*:}" || exit 1
+    done
     echo "updated $name"
     continue
   fi
-  if [ $status = 0 ] && cmp -s "$tmp/out" "$here/expected/$name.out" &&
-    cmp -s "$tmp/err" "$here/expected/$name.err"; then
+  same=yes
+  for o in $outputs; do
+    cmp -s "$tmp/${o%%:*}" "$here/expected/${o#*:}" || same=no
+  done
+  if [ $status = 0 ] && [ $same = yes ]; then
     echo "ok   $name"
     passed=$((passed + 1))
   else
     echo "FAIL $name (exit $status)"
-    diff "$here/expected/$name.out" "$tmp/out" | head -n 10
-    diff "$here/expected/$name.err" "$tmp/err" | head -n 5
+    for o in $outputs; do
+      diff "$here/expected/${o#*:}" "$tmp/${o%%:*}" | head -n 8
+    done
     failed=$((failed + 1))
   fi
 done <"$here/cases"

@@ -312,9 +312,10 @@ put_back_prior
 state >"$tmp/prior-state"
 cg=$(make_cgroup memcg)
 charge_dentries "$cg"
-start_bg -t 50us --save "$tmp/raw.trace"
+start_bg -t 50us --save "$tmp/raw.trace" --timeline "$tmp/timeline.json" --report "$tmp/report.txt"
 if wait_started "$bg"; then
   read_in_cgroup "$cg"
+  reader_pid=$(sed -n 's/^ *cat-\([0-9]*\) .* mm_vmscan_memcg_reclaim_begin: .*/\1/p' "$tmp/out" | head -n 1)
   sleep 0.5
   stop_bg INT
   cp "$tmp/out" "$tmp/live.out"
@@ -350,6 +351,29 @@ if wait_started "$bg"; then
     fail "memcg reclaim: the replay differs"
     diff "$tmp/live.out" "$tmp/replay.out" | head -10
   fi
+  # The stall report after SIGINT: on stderr (not a terminal: every row),
+  # with the reader's memcg reclaim row, the same in the --report file and
+  # in the replay of the saved trace.
+  sed -n '/^allocwatch: stalls of /,/^allocwatch: [0-9]* lines read/p' "$tmp/err" | sed '$d' >"$tmp/live-report"
+  sed -n '/^allocwatch: stalls of /,/^allocwatch: [0-9]* lines read/p' "$tmp/replay.err" | sed '$d' >"$tmp/replay-report"
+  row=$(grep -E "^  cat-${reader_pid:-none} +memcg reclaim +memcg_reclaim +[0-9]+ " "$tmp/live-report")
+  if [ -n "$reader_pid" ] && [ -n "$row" ] && grep -q '^allocwatch: latency of memcg reclaim stalls' "$tmp/live-report" &&
+    grep -q '^  memcg reclaim .* [0-9][0-9]*\.[0-9]%$' "$tmp/live-report"; then
+    ok "memcg reclaim: the stall report after SIGINT:$(echo "$row" | tr -s ' ')"
+  else
+    fail "memcg reclaim: no stall report with the reader's (cat-$reader_pid) memcg reclaim row"
+    cat "$tmp/err" | head -n 30
+  fi
+  cmp -s "$tmp/live-report" "$tmp/report.txt" && ok "memcg reclaim: --report FILE holds the same report" ||
+    fail "memcg reclaim: --report FILE differs from the report on stderr"
+  cmp -s "$tmp/live-report" "$tmp/replay-report" &&
+    ok "memcg reclaim: the replay of the saved trace gives the same report" ||
+    { fail "memcg reclaim: the replay's report differs"; diff "$tmp/live-report" "$tmp/replay-report" | head; }
+  if /usr/bin/python3 tests/report/check_timeline.py "$tmp/timeline.json" >"$tmp/check" 2>&1; then
+    ok "memcg reclaim: --timeline is valid trace-event JSON, nested ($(sed 's/^check_timeline: ok: //' "$tmp/check"))"
+  else
+    fail "memcg reclaim: --timeline: $(cat "$tmp/check")"
+  fi
 else
   fail "memcg reclaim: allocwatch did not start"
   cat "$tmp/err"
@@ -358,6 +382,57 @@ fi
 check_restored "memcg reclaim"
 remove_cgroup "$cg"
 rm -rf "$files"
+
+# The status line: on a terminal (script(1) gives allocwatch a pseudo-
+# terminal as stderr), drawn in place at most once a second, erased before
+# the report; absent when stderr is a file, and with -q.
+status_line_runs() { # NAME ARGS: live run of 3 s under memcg reclaim, stderr in $tmp/tty
+  local cg
+  state >"$tmp/prior-state"
+  cg=$(make_cgroup "$1")
+  shift
+  (while :; do read_in_cgroup "$cg"; done) &
+  reader=$!
+  script -qec "$bin -t 50us --duration 3s $* >$tmp/tty.out" "$tmp/tty" >/dev/null 2>&1
+  kill "$reader"
+  wait "$reader" 2>/dev/null
+  remove_cgroup "$cg"
+}
+esc=$(printf '\033')
+status_line_runs tty
+draws=$(grep -o "$esc\[Kallocwatch: [0-9]*s, [0-9]* lines, [0-9]* stalls of 50us or more" "$tmp/tty" | wc -l)
+# What follows the last erase: the report, not a status line left behind.
+after=$(tr '\r' '\n' <"$tmp/tty" | grep "^$esc\[K" | tail -n 1 | cut -c4-)
+if [ "$draws" -ge 2 ] && [ "$draws" -le 5 ] &&
+  case $after in "allocwatch: stalls of 50us or more, by task"* | "allocwatch: no stall"*) true ;; *) false ;; esac; then
+  ok "status line on a terminal: drawn $draws times in 3 s, erased before the report"
+else
+  fail "status line on a terminal: $draws draws, then '$after'"
+  tr '\r' '\n' <"$tmp/tty" | cat -v | head -n 12
+fi
+check_restored "status line on a terminal"
+status_line_runs tty-quiet -q
+if [ -s "$tmp/tty.out" ] && ! grep -q "$esc" "$tmp/tty"; then
+  ok "status line: none with -q"
+else
+  fail "status line: -q still draws it (or traced nothing)"
+fi
+state >"$tmp/prior-state"
+cg=$(make_cgroup notty)
+(while :; do read_in_cgroup "$cg"; done) &
+reader=$!
+"$bin" -t 50us --duration 3s >"$tmp/out" 2>"$tmp/err"
+kill "$reader"
+wait "$reader" 2>/dev/null
+remove_cgroup "$cg"
+if ! grep -q "$esc" "$tmp/err" && ! grep -q ' lines, .* stalls of ' "$tmp/err" &&
+  grep -q 'allocwatch: stalls of 50us or more' "$tmp/err"; then
+  ok "status line: none when stderr is a file (the report is there)"
+else
+  fail "status line: stderr to a file has escape sequences or a status line"
+  cat -v "$tmp/err" | head -n 5
+fi
+check_restored "status line"
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
 state >"$tmp/prior-state"

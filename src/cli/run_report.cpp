@@ -1,0 +1,62 @@
+#include "cli/run_report.h"
+
+#include "report/shrinker_stats.h"
+#include "report/stall_report.h"
+#include "util/result.h"
+
+#include <ostream>
+
+namespace allocwatch {
+
+namespace {
+std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) {
+  if (!path)
+    return nullptr;
+  auto file = OutputFile::create(*path);
+  if (!file)
+    throw FatalError(file.error().message);
+  return std::move(*file);
+}
+} // namespace
+
+RunReport::RunReport(const Options& options, const Profile& profile)
+    : options_(options), profile_(profile), stalls_(StallStats::Limits{.window = profile.window}),
+      report_file_(open_output(options.report)), timeline_file_(open_output(options.timeline)) {
+  if (timeline_file_)
+    timeline_.emplace(timeline_file_->stream(), profile.window);
+}
+
+void RunReport::observe(FanoutSink& sinks) {
+  sinks.add(stalls_);
+  if (timeline_)
+    sinks.add(*timeline_);
+}
+
+void RunReport::write_json(std::ostream& out) const {
+  write_report_json(out, stalls_);
+}
+
+void RunReport::finish(std::ostream& err, bool err_is_terminal) {
+  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background};
+  if (!options_.json && !options_.quiet) {
+    if (!err_is_terminal)
+      text.max_rows = ReportTextOptions{}.max_rows;
+    write_report_text(err, stalls_, text);
+  }
+  std::string failed;
+  if (report_file_) {
+    text.max_rows = ReportTextOptions{}.max_rows;
+    write_report_text(report_file_->stream(), stalls_, text);
+    if (Status closed = report_file_->finish(); !closed)
+      failed = closed.error().message;
+  }
+  if (timeline_file_) {
+    timeline_->finish(ShrinkerStats{}); // closed, even when the run ended early
+    if (Status closed = timeline_file_->finish(); !closed)
+      failed += (failed.empty() ? "" : "; ") + closed.error().message;
+  }
+  if (!failed.empty())
+    throw FatalError(failed);
+}
+
+} // namespace allocwatch

@@ -1,0 +1,47 @@
+// RunReport: what a run reports besides the trace lines: the stall report
+// (text on stderr in text mode, all of it with --report FILE, JSON records
+// after the spans in --format json) and the --timeline file. Its files are
+// opened when it is made, so that a path that cannot be written fails
+// before tracing starts; every write error is told at the end (exit 1).
+#pragma once
+
+#include "cli/options.h"
+#include "profile/profile.h"
+#include "report/fanout_sink.h"
+#include "report/stall_stats.h"
+#include "report/timeline_sink.h"
+#include "util/output_file.h"
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+
+namespace allocwatch {
+
+class RunReport {
+public:
+  // Throws FatalError (exit 1) when --report or --timeline cannot be written.
+  RunReport(const Options& options, const Profile& profile);
+
+  // The run's observers of the incidents: the stall statistics, the timeline.
+  void observe(FanoutSink& sinks);
+  const StallStats& stalls() const { return stalls_; }
+
+  // After the last line, in --format json: the report's records, after the
+  // spans and shrinker totals.
+  void write_json(std::ostream& out) const;
+  // At the very end: the text report on `err` (text mode, not -q; its top
+  // rows only when `err_is_terminal`), the report file, the timeline closed.
+  // Throws FatalError naming every file that could not be written.
+  void finish(std::ostream& err, bool err_is_terminal);
+
+private:
+  const Options& options_;
+  const Profile& profile_;
+  StallStats stalls_;
+  std::unique_ptr<OutputFile> report_file_;
+  std::unique_ptr<OutputFile> timeline_file_;
+  std::optional<TimelineSink> timeline_;
+};
+
+} // namespace allocwatch

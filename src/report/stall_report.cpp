@@ -1,0 +1,228 @@
+#include "report/stall_report.h"
+
+#include "report/json_text.h"
+#include "util/terminal_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace allocwatch {
+
+namespace {
+
+constexpr std::string_view kOtherTasks = "(other tasks)";
+constexpr std::string_view kOtherOrders = "(other)";
+constexpr std::size_t kBarWidth = 52; // bpftrace's
+
+// Milliseconds with three decimals (whole microseconds): "1234.567".
+std::string ms(Nanos ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(ns / kMilli),
+                static_cast<long long>(ns / kMicro % 1000));
+  return text;
+}
+
+std::string task_name(const StallRow& row) {
+  if (row.other)
+    return std::string(kOtherTasks);
+  return terminal_text(row.comm) + '-' + std::to_string(row.pid);
+}
+
+// A table of text cells, indented by two, two spaces between columns; `align`
+// has an 'l' (left) or 'r' (right) per column.
+class Table {
+public:
+  Table(std::vector<std::string> headings, std::string_view align)
+      : align_(align), rows_{std::move(headings)} {}
+  void add(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void write(std::ostream& out) const {
+    std::vector<std::size_t> widths(rows_.front().size(), 0);
+    for (const auto& row : rows_)
+      for (std::size_t i = 0; i < row.size(); ++i)
+        widths[i] = std::max(widths[i], row[i].size());
+    for (const auto& row : rows_) {
+      std::string line = " ";
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const std::string pad(widths[i] - row[i].size(), ' ');
+        line += ' ';
+        if (align_[i] == 'l')
+          line += i + 1 == row.size() ? row[i] : row[i] + pad;
+        else
+          line += pad + row[i];
+        if (i + 1 < row.size())
+          line += ' ';
+      }
+      out << line << '\n';
+    }
+  }
+
+private:
+  std::string_view align_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Writes the first `max_rows` of `rows` through `add`, then says how many
+// were left out.
+template <class Row, class Add>
+void write_rows(std::ostream& out, const std::vector<Row>& rows, std::size_t max_rows, Table& table,
+                Add add) {
+  const std::size_t shown = std::min(rows.size(), max_rows);
+  for (std::size_t i = 0; i < shown; ++i)
+    add(*rows[i]);
+  table.write(out);
+  if (shown < rows.size())
+    out << "  ... " << rows.size() - shown << " more rows (--report FILE has them all)\n";
+}
+
+void write_task_table(std::ostream& out, const std::vector<const StallRow*>& rows,
+                      std::size_t max_rows) {
+  Table table({"TASK", "KIND", "SPAN", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"}, "lllrrrr");
+  write_rows(out, rows, max_rows, table, [&table](const StallRow& row) {
+    table.add({task_name(row), terminal_text(row.kind), terminal_text(row.span),
+               std::to_string(row.durations.count()), ms(row.durations.total()),
+               ms(row.durations.max()), ms(row.durations.percentile(99))});
+  });
+}
+
+std::string background_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names)
+    text += (text.empty() ? "" : ", ") + terminal_text(name);
+  return text;
+}
+
+// bpftrace's hist() bounds: 1024 is "1K", 1048576 "1M".
+std::string hist_bound(std::uint64_t value) {
+  static constexpr const char* kSuffixes[] = {"", "K", "M", "G", "T", "P", "E"};
+  std::size_t suffix = 0;
+  while (value >= 1024 && value % 1024 == 0 && suffix + 1 < std::size(kSuffixes)) {
+    value /= 1024;
+    ++suffix;
+  }
+  return std::to_string(value) + kSuffixes[suffix];
+}
+
+void write_histogram(std::ostream& out, const Log2Histogram& histogram) {
+  const auto [first, end] = histogram.used_range();
+  std::uint64_t most = 0;
+  for (std::size_t i = first; i < end; ++i)
+    most = std::max(most, histogram[i]);
+  for (std::size_t i = first; i < end; ++i) {
+    const std::string label = '[' + hist_bound(Log2Histogram::low_us(i)) + ", " +
+                              hist_bound(Log2Histogram::high_us(i)) + ')';
+    const auto bar = static_cast<std::size_t>(histogram[i] * kBarWidth / most);
+    char head[64];
+    std::snprintf(head, sizeof head, "  %-16s %8llu |", label.c_str(),
+                  static_cast<unsigned long long>(histogram[i]));
+    out << head << std::string(bar, '@') << std::string(kBarWidth - bar, ' ') << "|\n";
+  }
+}
+
+void write_row_json(std::ostream& out, const StallRow& row) {
+  out << "{\"type\":\"" << (row.background ? "background" : "stall") << "\",\"pid\":" << row.pid
+      << ",\"comm\":";
+  write_json_string(out, row.other ? kOtherTasks : std::string_view(row.comm));
+  out << ",\"kind\":";
+  write_json_string(out, row.kind);
+  out << ",\"span\":";
+  write_json_string(out, row.span);
+  out << ",\"count\":" << row.durations.count() << ",\"total_ns\":" << row.durations.total()
+      << ",\"max_ns\":" << row.durations.max() << ",\"p99_ns\":" << row.durations.percentile(99)
+      << "}\n";
+}
+
+} // namespace
+
+void write_report_text(std::ostream& out, const StallStats& stats,
+                       const ReportTextOptions& options) {
+  const std::string threshold = format_duration(options.threshold);
+  const std::vector<const StallRow*> stalls = stats.rows(false);
+  if (stalls.empty()) {
+    out << "allocwatch: no stall of " << threshold << " or more\n";
+  } else {
+    out << "allocwatch: stalls of " << threshold
+        << " or more, by task and kind, largest total first:\n";
+    write_task_table(out, stalls, options.max_rows);
+  }
+
+  const std::vector<const StallRow*> background = stats.rows(true);
+  if (!background.empty()) {
+    out << "allocwatch: background work of " << threshold << " or more ("
+        << background_names(options.background) << "), by task:\n";
+    write_task_table(out, background, options.max_rows);
+  }
+
+  const std::vector<const OrderRow*> orders = stats.order_rows();
+  if (!orders.empty()) {
+    out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
+    Table table({"KIND", "ORDER", "GFP_FLAGS", "COUNT", "TOTAL_MS", "MAX_MS"}, "lrlrrr");
+    write_rows(out, orders, options.max_rows, table, [&table](const OrderRow& row) {
+      table.add({terminal_text(row.kind), row.other ? "-" : std::to_string(row.order),
+                 row.other ? std::string(kOtherOrders) : terminal_text(row.gfp_flags),
+                 std::to_string(row.count), ms(row.total), ms(row.max)});
+    });
+  }
+
+  const std::vector<ReclaimTotals> reclaim = stats.reclaim();
+  if (!reclaim.empty()) {
+    out << "allocwatch: what slow reclaim got for its time (pages and shrinker calls printed "
+           "inside it):\n";
+    Table table({"KIND", "COUNT", "TOTAL_MS", "PAGES_SCANNED", "PAGES_RECLAIMED", "SHRINKERS_MS",
+                 "SHRINKERS_SHARE"},
+                "lrrrrrr");
+    for (const ReclaimTotals& totals : reclaim) {
+      char share[16] = "-";
+      if (totals.total > 0)
+        std::snprintf(share, sizeof share, "%.1f%%",
+                      100.0 * static_cast<double>(totals.shrinker_time) /
+                          static_cast<double>(totals.total));
+      table.add({terminal_text(totals.kind), std::to_string(totals.count), ms(totals.total),
+                 std::to_string(totals.pages_scanned), std::to_string(totals.pages_reclaimed),
+                 ms(totals.shrinker_time), share});
+    }
+    table.write(out);
+  }
+
+  for (const KindHistogram* kind : stats.histograms()) {
+    out << "allocwatch: latency of " << terminal_text(kind->kind) << " stalls ("
+        << kind->histogram.count() << "), usecs:\n";
+    write_histogram(out, kind->histogram);
+  }
+}
+
+void write_report_json(std::ostream& out, const StallStats& stats) {
+  for (bool background : {false, true})
+    for (const StallRow* row : stats.rows(background))
+      write_row_json(out, *row);
+  for (const OrderRow* row : stats.order_rows()) {
+    out << "{\"type\":\"order\",\"kind\":";
+    write_json_string(out, row->kind);
+    out << ",\"order\":" << (row->other ? -1 : row->order) << ",\"gfp_flags\":";
+    write_json_string(out, row->other ? kOtherOrders : std::string_view(row->gfp_flags));
+    out << ",\"count\":" << row->count << ",\"total_ns\":" << row->total
+        << ",\"max_ns\":" << row->max << "}\n";
+  }
+  for (const ReclaimTotals& totals : stats.reclaim()) {
+    out << "{\"type\":\"reclaim\",\"kind\":";
+    write_json_string(out, totals.kind);
+    out << ",\"count\":" << totals.count << ",\"total_ns\":" << totals.total
+        << ",\"pages_scanned\":" << totals.pages_scanned
+        << ",\"pages_reclaimed\":" << totals.pages_reclaimed
+        << ",\"shrinker_ns\":" << totals.shrinker_time << "}\n";
+  }
+  for (const KindHistogram* kind : stats.histograms()) {
+    out << "{\"type\":\"histogram\",\"kind\":";
+    write_json_string(out, kind->kind);
+    out << ",\"unit\":\"us\",\"buckets\":[";
+    const auto [first, end] = kind->histogram.used_range();
+    for (std::size_t i = first; i < end; ++i)
+      out << (i == first ? "" : ",") << "{\"low\":" << Log2Histogram::low_us(i)
+          << ",\"high\":" << Log2Histogram::high_us(i) << ",\"count\":" << kind->histogram[i]
+          << '}';
+    out << "]}\n";
+  }
+  out.flush();
+}
+
+} // namespace allocwatch

@@ -1,0 +1,55 @@
+// The stall report: StallStats written for people (text, at the end of every
+// run, on stderr and with --report FILE) and for programs (JSON records after
+// the span records of --format json).
+//
+// Text, with every untrusted byte escaped for the terminal (util/terminal_text.h):
+//   allocwatch: stalls of 1ms or more, by task and kind, largest total first:
+//     TASK        KIND            SPAN               COUNT  TOTAL_MS  MAX_MS  P99_MS
+//     memhog-171  allocation      __alloc_pages        102  1234.567  88.215  61.000
+//     ... 12 more rows (--report FILE has them all)
+//   allocwatch: background work of 1ms or more (kswapd, kcompactd), by task: ...
+//   allocwatch: reclaim and compaction stalls by order and gfp flags: ...
+//   allocwatch: what slow reclaim got for its time: ...
+//   allocwatch: latency of allocation stalls, usecs:
+//     [1K, 2K)             3 |@@@@@@                                              |
+//
+// JSON Lines, one record per row:
+//   {"type":"stall","pid":171,"comm":"memhog-","kind":"allocation","span":"__alloc_pages",
+//    "count":102,"total_ns":1234567000,"max_ns":88215000,"p99_ns":61000000}
+//   {"type":"background", ...the same keys...}
+//   {"type":"order","kind":"direct reclaim","order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE",
+//    "count":21,"total_ns":...,"max_ns":...}
+//   {"type":"reclaim","kind":"direct reclaim","count":21,"total_ns":...,"pages_scanned":...,
+//    "pages_reclaimed":...,"shrinker_ns":...}
+//   {"type":"histogram","kind":"direct reclaim","unit":"us",
+//    "buckets":[{"low":256,"high":512,"count":12}, ...]}
+// Tasks folded into "other tasks" have pid -1 and comm "(other tasks)";
+// folded order rows have order -1 and gfp_flags "(other)".
+#pragma once
+
+#include "report/stall_stats.h"
+
+#include <cstddef>
+#include <iosfwd>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace allocwatch {
+
+struct ReportTextOptions {
+  Nanos threshold = 0;
+  // Rows per table; the rest are counted ("... 12 more rows"). A terminal
+  // shows the top ones, a file all of them.
+  std::size_t max_rows = std::numeric_limits<std::size_t>::max();
+  std::vector<std::string> background; // the profile's background tasks, for a heading
+};
+
+// Rows per table on a terminal.
+constexpr std::size_t kTerminalReportRows = 10;
+
+void write_report_text(std::ostream& out, const StallStats& stats,
+                       const ReportTextOptions& options);
+void write_report_json(std::ostream& out, const StallStats& stats);
+
+} // namespace allocwatch

@@ -1,0 +1,221 @@
+// StallStats: the stall report's numbers, aggregated from the incidents the
+// binder hands every sink: per task and kind of stall (count, total, max,
+// p99), background work apart, per kind and order and gfp flags, what slow
+// reclaim got for its time, and a log2 latency histogram per kind.
+//
+// Only over-threshold spans feed it, never lines: it costs nothing per line
+// read. Its size is bounded for runs of weeks: at most `task_rows` task
+// rows (when a new task needs room, the eighth of them with the smallest
+// totals is folded into "other tasks" rows of their kinds) and `order_rows`
+// order/gfp rows, sketches and histograms of bounded size, and at most
+// kHeldSpans (4096) held reclaim figures (oldest dropped first) that also age
+// out with the profile's window. It is a Sink so that a FanoutSink can feed
+// it; the report writers (stall_report.h), the status line and the metrics
+// read it.
+#pragma once
+
+#include "report/latency.h"
+#include "report/sink.h"
+#include "trace/event_fields.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace allocwatch {
+
+// One task's stalls of one kind and span (or, `other`, the tasks folded away).
+struct StallRow {
+  std::int32_t pid = -1;
+  std::string comm;
+  // Views into the StallStats that made the row: each name is kept once.
+  std::string_view kind; // "direct reclaim"
+  std::string_view span; // "try_to_free_pages", "memcg_reclaim"
+  bool background = false;
+  bool other = false; // the sum of the task rows folded to make room
+  LatencySketch durations;
+};
+
+// Reclaim and compaction stalls by the order and gfp flags their begin
+// tracepoint printed (mm_vmscan_*_reclaim_begin,
+// mm_compaction_try_to_compact_pages).
+struct OrderRow {
+  std::string kind;
+  std::int64_t order = 0;
+  std::string gfp_flags;
+  bool other = false; // the rows folded to make room: order and flags unknown
+  std::uint64_t count = 0;
+  Nanos total = 0;
+  Nanos max = 0;
+};
+
+// What the reclaim stalls of one kind got for their time. A reclaim stall is
+// a stall that printed an mm_vmscan_*_reclaim_begin or _end line. Its pages
+// scanned and shrinker time are those printed by it and by the spans nested
+// in it (same task, inside its time: a soft limit reclaim inside a direct
+// reclaim counts for both); its pages reclaimed are what its own end line
+// says, which the kernel counts with the reclaims nested in it.
+struct ReclaimTotals {
+  std::string kind;
+  std::uint64_t count = 0;
+  Nanos total = 0;
+  std::uint64_t pages_scanned = 0;   // mm_vmscan_lru_shrink_inactive nr_scanned
+  std::uint64_t pages_reclaimed = 0; // its mm_vmscan_*_reclaim_end nr_reclaimed
+  Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
+};
+
+struct KindHistogram {
+  std::string kind;
+  Nanos total = 0;
+  Log2Histogram histogram;
+};
+
+struct WorstStall {
+  std::int32_t pid = -1;
+  std::string comm;
+  std::string kind;
+  std::string span;
+  Nanos duration = 0;
+};
+
+class StallStats : public Sink {
+public:
+  // A line's tracepoint, if the report reads it (views into the line).
+  struct LineEvent {
+    std::string_view name; // empty: not an event the report reads
+    std::string_view fields;
+  };
+
+  struct Limits {
+    std::size_t task_rows = 1000;
+    std::size_t order_rows = 256;
+    // Figures of nested spans wait this long for the stall around them.
+    Nanos window = 10 * kSecond;
+  };
+
+  StallStats() : StallStats(Limits{}) {}
+  explicit StallStats(Limits limits);
+
+  void incident(const Incident& incident) override;
+  void passthrough(std::string_view, Nanos) override {}
+  void finish(const ShrinkerStats&) override {}
+
+  // Task rows (background or not), largest total first (then more stalls,
+  // then by comm, pid, kind, span); the "other tasks" rows last.
+  std::vector<const StallRow*> rows(bool background) const;
+  // Largest total first (then by kind, order, flags); folded rows last.
+  std::vector<const OrderRow*> order_rows() const;
+  // By kind, largest total first.
+  std::vector<ReclaimTotals> reclaim() const;
+  // Stalls of tasks (not background work), one per kind, largest total first.
+  std::vector<const KindHistogram*> histograms() const;
+
+  // Stall spans of tasks so far (a span of a kind, not background work).
+  std::uint64_t stalls() const { return stalls_; }
+  // The longest of them.
+  const std::optional<WorstStall>& worst() const { return worst_; }
+  // Task rows folded into "other tasks" rows to make room.
+  std::uint64_t folded_rows() const { return folded_rows_; }
+  // Spans whose figures are held for a reclaim around them, for tests.
+  std::size_t held_spans() const { return held_spans_; }
+  static constexpr std::size_t kHeldSpans = 4096;
+
+private:
+  // What the lines of one span, and of the spans nested in it, add up to.
+  struct Figures {
+    std::uint64_t pages_scanned = 0;
+    Nanos shrinker_time = 0;
+    bool any() const { return pages_scanned || shrinker_time; }
+    void add(const Figures& other);
+  };
+  // A span's figures, held until a reclaim stall around it takes them.
+  // What a span and the spans nested in it add up to: `fresh`, not yet in
+  // any reclaim stall's totals, and `counted`, in those of a reclaim nested
+  // in it (which a reclaim around it adds too, and nothing else needs).
+  struct Nested {
+    Figures fresh;
+    Figures counted;
+    bool any() const { return fresh.any() || counted.any(); }
+  };
+  struct HeldFigures {
+    Nanos start;
+    Nanos end;
+    Nested figures;
+  };
+  // What an incident's lines say, read once.
+  struct LineFacts {
+    Figures figures;
+    std::uint64_t pages_reclaimed = 0; // its own *_reclaim_end lines say
+    bool reclaim = false;              // it printed a *_reclaim_begin or _end line
+    std::optional<std::int64_t> order;
+    std::string_view gfp_flags;
+  };
+
+  void read_lines(const Incident& incident, LineFacts& facts);
+  StallRow& row_for(const Incident& incident);
+  std::string_view intern(std::string_view name);
+  std::size_t find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
+                       std::string_view comm, std::string_view kind, std::string_view span) const;
+  void fold_smallest_rows();
+  void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
+  Nested take_nested(const Incident& incident, const Figures& own);
+  void hold(const Incident& incident, const Nested& figures);
+  std::vector<HeldFigures>* held_for(std::int32_t pid, bool create);
+  void sweep_held(bool make_room);
+
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const {
+      return std::hash<std::string_view>{}(key);
+    }
+  };
+
+  Limits limits_;
+  std::vector<StallRow> rows_;
+  // Rows by a hash of their key, checked field by field: no key to build or
+  // allocate when thousands of tasks come and go.
+  std::unordered_multimap<std::uint64_t, std::size_t> row_index_;
+  // Kind and span names, each kept once; rows point into them.
+  std::unordered_set<std::string, Hash, std::equal_to<>> names_;
+  std::array<std::string_view, 8> recent_names_; // a cache of names_, by address
+  std::size_t task_rows_ = 0;
+  std::vector<std::size_t> free_rows_;     // slots of folded rows, for new ones
+  std::vector<std::size_t> scratch_slots_; // fold_smallest_rows' list, reused
+  std::vector<Nanos> scratch_ends_;        // sweep_held's list, reused
+  std::string key_;                        // reused to look order rows up
+  // Recently used rows (indexes into rows_), by pid and span: a cache.
+  std::array<std::size_t, 64> recent_rows_;
+  std::vector<OrderRow> orders_;
+  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
+  std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
+  std::vector<ReclaimTotals> reclaim_;
+  std::vector<KindHistogram> histograms_;
+  // Per task, in the order the spans closed (so, nearly, of their ends); at
+  // most kHeldSpans in all: a slow reclaim may hold hundreds of quicker
+  // shrinker calls whose caller was too quick to print, and thousands of
+  // tasks may reclaim at once.
+  std::unordered_map<std::int32_t, std::vector<HeldFigures>> held_;
+  std::size_t held_spans_ = 0; // in all of held_
+  std::int32_t held_pid_ = 0;
+  std::vector<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none
+  std::size_t histogram_ = 0;                     // the last kind's, a cache
+  Nanos newest_end_ = 0;
+  std::uint64_t incidents_ = 0;
+  std::uint64_t stalls_ = 0;
+  std::uint64_t folded_rows_ = 0;
+  std::optional<WorstStall> worst_;
+  struct OpenShrink {
+    std::string_view instance;
+    Nanos ts;
+  };
+  std::vector<OpenShrink> open_shrinks_; // reused from span to span
+  std::vector<LineEvent> events_;        // reused from span to span
+};
+
+} // namespace allocwatch

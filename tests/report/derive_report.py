@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Derives the stall report from the span records of the same run, plainly,
+and compares it with the report records allocwatch wrote after them.
+
+    derive_report.py PROFILE.yaml OUTPUT.jsonl
+
+OUTPUT.jsonl is `allocwatch -p PROFILE --format json` of one run. From its
+"span" records alone (name, pid, comm, times, tracepoints) and the profile's
+own `stalls`, `functions` and `background` (read with PyYAML, none of
+allocwatch's code), this recomputes:
+  - per task, kind and span: count, total, max (exact) and p99 (the exact
+    nearest-rank value; allocwatch's may be up to 1/32 above it, never below,
+    never above the max), background tasks apart;
+  - per kind: the log2 microsecond histogram (exact);
+  - per kind, order and gfp flags of the printed begin tracepoint: count,
+    total, max;
+  - per kind of reclaim stall: count, total, the pages scanned and
+    shrinker time printed by the spans of the same task inside it, and the
+    pages reclaimed its own end line printed.
+Prints one line per check; exit 1 if any differs.
+"""
+import json
+import math
+import re
+import sys
+from collections import defaultdict
+
+import yaml
+
+MICRO = 1000
+GRAPH_COMM_BYTES = 7
+RECLAIM_BEGIN = re.compile(r"^mm_vmscan_.*_reclaim_begin$")
+RECLAIM_END = re.compile(r"^mm_vmscan_.*_reclaim_end$")
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures += 1
+
+
+def load_profile(path):
+    with open(path, encoding="utf-8") as f:
+        profile = yaml.safe_load(f)
+    # A function of the profile under each of its kernel names.
+    alternatives = {}
+    for entry in profile.get("functions", []):
+        names = entry if isinstance(entry, list) else [entry]
+        for name in names:
+            alternatives[name] = names
+    function_kind, pair_kind = {}, {}
+    for stall in profile.get("stalls", []):
+        for function in stall.get("functions", []):
+            for name in alternatives.get(function, [function]):
+                function_kind[name] = stall["kind"]
+        for pair in stall.get("pairs", []):
+            pair_kind[pair] = stall["kind"]
+    pair_end = {p["name"]: p["end"] for p in profile.get("pairs", [])}
+    background = profile.get("background", ["kswapd", "kcompactd"])
+    return function_kind, pair_kind, pair_end, background
+
+
+def is_background(comm, names):
+    return any(comm.startswith(n) or (len(comm) == GRAPH_COMM_BYTES and n.startswith(comm))
+               for n in names)
+
+
+def percentile_99(durations):
+    ordered = sorted(durations)
+    rank = max(1, math.ceil(99 * len(ordered) / 100))
+    return ordered[rank - 1]
+
+
+def log2_bucket(duration_ns):
+    return (duration_ns // MICRO).bit_length()
+
+
+def shrinker_time(span):
+    """Shrink_slab start..end pairs among a span's tracepoints, by instance;
+    a span that is itself a shrinker call whose start another span printed
+    is that call."""
+    total, open_starts = 0, []
+    tps = span["tracepoints"]
+    for i, tp in enumerate(tps):
+        if tp["event"] == "mm_shrink_slab_start":
+            open_starts.append((tp["fields"].get("instance"), tp["ts_ns"]))
+        elif tp["event"] == "mm_shrink_slab_end":
+            instance = tp["fields"].get("instance")
+            for j in range(len(open_starts) - 1, -1, -1):
+                if open_starts[j][0] == instance:
+                    total += tp["ts_ns"] - open_starts[j][1]
+                    del open_starts[j]
+                    break
+            else:
+                if i == len(tps) - 1 and span["lines"][-1].find("mm_shrink_slab_end") >= 0:
+                    total += span["duration_ns"]
+    return total
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    function_kind, pair_kind, pair_end, background_names = load_profile(sys.argv[1])
+    spans, report = [], defaultdict(list)
+    with open(sys.argv[2], encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            if record["type"] == "span":
+                spans.append(record)
+            elif record["type"] in ("stall", "background", "order", "reclaim", "histogram"):
+                report[record["type"]].append(record)
+
+    rows = defaultdict(list)
+    histograms = defaultdict(lambda: defaultdict(int))
+    orders = defaultdict(list)
+    reclaims = []
+    by_pid = defaultdict(list)
+    for span in spans:
+        if span["start_ns"] < 0:
+            continue
+        by_pid[span["pid"]].append(span)
+        last = span["lines"][-1]
+        name = span["name"]
+        # A pair ends with its end tracepoint's line; a function with its return.
+        if name in pair_kind and f" {pair_end[name]}: " in last:
+            kind = pair_kind[name]
+        elif name in function_kind and not any(f" {e}: " in last for e in pair_end.values()):
+            kind = function_kind[name]
+        else:
+            continue
+        background = is_background(span["comm"], background_names)
+        duration = span["duration_ns"]
+        rows[(background, span["pid"], span["comm"], kind, name)].append(duration)
+        if background:
+            continue
+        histograms[kind][log2_bucket(duration)] += 1
+        begin = next((tp for tp in span["tracepoints"]
+                      if (RECLAIM_BEGIN.match(tp["event"])
+                          or tp["event"] == "mm_compaction_try_to_compact_pages")), None)
+        if begin is not None and isinstance(begin["fields"].get("order"), int):
+            gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
+            orders[(kind, begin["fields"]["order"], gfp)].append(duration)
+        if any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
+               for tp in span["tracepoints"]):
+            reclaims.append((kind, span))
+
+    # Stall and background rows.
+    got = {}
+    for kind_of_row in ("stall", "background"):
+        for r in report[kind_of_row]:
+            check(r["pid"] >= 0, f"{kind_of_row} row of {r['comm']}: a task, not folded ones")
+            got[(kind_of_row == "background", r["pid"], r["comm"], r["kind"], r["span"])] = r
+    check(set(got) == set(rows),
+          f"rows: {len(rows)} task/kind/span rows from the spans, {len(got)} in the report"
+          + (f"; only derived: {sorted(set(rows) - set(got))[:3]}, only reported: "
+             f"{sorted(set(got) - set(rows))[:3]}" if set(got) != set(rows) else ""))
+    bad = []
+    for key, durations in rows.items():
+        r = got.get(key)
+        if r is None:
+            continue
+        exact = percentile_99(durations)
+        if (r["count"], r["total_ns"], r["max_ns"]) != (len(durations), sum(durations), max(durations)) \
+                or not exact <= r["p99_ns"] <= min(exact + exact // 32, max(durations)):
+            bad.append((key, (r["count"], r["total_ns"], r["max_ns"], r["p99_ns"]),
+                        (len(durations), sum(durations), max(durations), exact)))
+    check(not bad, f"count, total, max and p99 of {len(rows)} rows" + (f": {bad[:3]}" if bad else ""))
+    # The report's order: largest total first.
+    for kind_of_row in ("stall", "background"):
+        totals = [r["total_ns"] for r in report[kind_of_row]]
+        check(totals == sorted(totals, reverse=True), f"{kind_of_row} rows, largest total first")
+
+    # Histograms.
+    reported = {h["kind"]: h for h in report["histogram"]}
+    check(set(reported) == set(histograms),
+          f"histograms for kinds {sorted(histograms)}, reported {sorted(reported)}")
+    for kind, counts in histograms.items():
+        h = reported.get(kind)
+        if h is None:
+            continue
+        first, last = min(counts), max(counts)
+        want = [{"low": 0 if b == 0 else 1 << (b - 1), "high": 1 << b, "count": counts.get(b, 0)}
+                for b in range(first, last + 1)]
+        check(h["unit"] == "us" and h["buckets"] == want,
+              f"histogram of {kind}: {sum(counts.values())} stalls in {len(want)} buckets")
+
+    # Order and gfp rows.
+    got_orders = {(o["kind"], o["order"], o["gfp_flags"]): o for o in report["order"]}
+    want_orders = {k: (len(d), sum(d), max(d)) for k, d in orders.items()}
+    have_orders = {k: (o["count"], o["total_ns"], o["max_ns"]) for k, o in got_orders.items()}
+    check(have_orders == want_orders,
+          f"{len(want_orders)} order/gfp rows" +
+          ("" if have_orders == want_orders else f": derived {want_orders}, reported {have_orders}"))
+
+    # What reclaim got: pages scanned and shrinker time from the tracepoints
+    # of the same task's spans inside each reclaim stall (1 us slack:
+    # truncated timestamps), itself and nested reclaims included; pages
+    # reclaimed from its own end line, which the kernel counts with the
+    # reclaims nested in it.
+    totals = defaultdict(lambda: [0, 0, 0, 0, 0])
+    for kind, stall in reclaims:
+        t = totals[kind]
+        t[0] += 1
+        t[1] += stall["duration_ns"]
+        t[3] += sum(max(0, tp["fields"].get("nr_reclaimed", 0)) for tp in stall["tracepoints"]
+                    if RECLAIM_END.match(tp["event"]))
+        for span in by_pid[stall["pid"]]:
+            if span["start_ns"] >= stall["start_ns"] - MICRO and span["end_ns"] <= stall["end_ns"]:
+                t[2] += sum(max(0, tp["fields"].get("nr_scanned", 0)) for tp in span["tracepoints"]
+                            if tp["event"] == "mm_vmscan_lru_shrink_inactive")
+                t[4] += shrinker_time(span)
+    have = {r["kind"]: [r["count"], r["total_ns"], r["pages_scanned"], r["pages_reclaimed"],
+                        r["shrinker_ns"]] for r in report["reclaim"]}
+    want = {k: v for k, v in totals.items()}
+    check(have == want, f"reclaim totals of {sorted(want)}" +
+          ("" if have == want else f": derived {want}, reported {have}"))
+
+    print(f"derive_report: {len(spans)} spans, {sum(len(d) for d in rows.values())} stalls, "
+          f"{failures} differences")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+#!/bin/sh
+# The stall report, the JSON records and the timeline, checked by second,
+# plain computations (Python, none of allocwatch's code), on the real traces
+# and on generated ones; the report and the status line on a pseudo-terminal
+# (script(1)); output files and their write errors; and the VM test's report
+# checker against outputs broken one way each. Replays only: no root.
+#   tests/report/run.sh BUILD_DIR
+set -u
+build=${1:-build}
+cd "$(dirname "$0")/../.."
+bin=$build/allocwatch
+gentrace=$build/gentrace
+python=/usr/bin/python3
+profile=configs/default.yaml
+traces=tests/golden/traces
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/allocwatch-report.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0
+failed=0
+
+ok() {
+  echo "ok   $1"
+  passed=$((passed + 1))
+}
+fail() {
+  echo "FAIL $1"
+  failed=$((failed + 1))
+}
+
+# derive NAME TRACE THRESHOLD: the report's records equal what
+# derive_report.py computes from the span records of the same run, and the
+# timeline of the same run is valid, nested, and has every span.
+derive() {
+  "$bin" -p "$profile" -i "$2" -t "$3" --format json --timeline "$tmp/timeline.json" -q \
+    >"$tmp/out.jsonl" 2>"$tmp/err"
+  status=$?
+  if [ $status = 0 ] && $python tests/report/derive_report.py "$profile" "$tmp/out.jsonl" >"$tmp/derive" 2>&1; then
+    ok "$1: report = derived from the spans ($(tail -n 1 "$tmp/derive"))"
+  else
+    fail "$1: report differs from the spans (exit $status)"
+    grep -v '^ok' "$tmp/derive" | head -n 5 | cut -c1-300 | sed 's/^/  /'
+  fi
+  if $python tests/report/check_timeline.py "$tmp/timeline.json" "$tmp/out.jsonl" >"$tmp/check" 2>&1; then
+    ok "$1: timeline $(sed 's/^check_timeline: ok: //' "$tmp/check")"
+  else
+    fail "$1: timeline: $(cat "$tmp/check")"
+  fi
+}
+
+# --- second computations on the real traces ---------------------------------
+for trace in graph-6.1-thresh100 graph-6.1-thresh0 events-6.18-dropcaches-compact; do
+  for t in 1us 100us 1ms; do
+    derive "$trace -t $t" "$traces/$trace.txt" "$t"
+  done
+done
+
+# --- and on generated ones (scripts/gentrace.cpp, as tests/property) ---------
+for seed in 3 8 21; do
+  for format in graph events; do
+    if ! "$gentrace" --format "$format" --seed "$seed" --bytes 2M --threshold-us 20 \
+      --trace "$tmp/gen.trace" --expected "$tmp/gen.expected" 2>"$tmp/gen.err"; then
+      fail "gentrace $format seed=$seed: $(cat "$tmp/gen.err")"
+      continue
+    fi
+    for t in 20us 500us; do
+      derive "generated $format seed=$seed -t $t" "$tmp/gen.trace" "$t"
+    done
+  done
+done
+
+# --- the terminal: top rows only, no status line in a replay -----------------
+# script(1) runs allocwatch on a pseudo-terminal; what it printed is in the
+# typescript, stdout and stderr alike (stdout goes to a file here).
+on_pty() { # OUTPUT COMMAND: runs COMMAND on a pty, its terminal output in OUTPUT
+  script -qec "$2" "$1" >/dev/null 2>&1
+}
+on_pty "$tmp/pty" "$bin -p $profile -i $traces/graph-6.1-thresh100.txt -t 1ms > $tmp/pty.out"
+if grep -q 'allocwatch: stalls of 1ms or more' "$tmp/pty" &&
+  grep -q '^  \.\.\. 26 more rows (--report FILE has them all)' "$tmp/pty" &&
+  [ "$(sed -n '/stalls of 1ms/,/more rows/p' "$tmp/pty" | grep -c '^  [a-z]')" = 10 ]; then
+  ok "on a terminal: the stall table's top 10 rows, and how many more"
+else
+  fail "on a terminal: no top-10 stall table"
+  head -n 20 "$tmp/pty"
+fi
+if grep -q "$(printf '\033')\[K" "$tmp/pty" || grep -q 'lines, .* stalls of' "$tmp/pty"; then
+  fail "a replay on a terminal shows a status line"
+else
+  ok "a replay on a terminal shows no status line"
+fi
+"$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 1ms >/dev/null 2>"$tmp/err"
+rows=$(sed -n '/stalls of 1ms/,/^allocwatch: background/p' "$tmp/err" | grep -c '^  [a-z<]')
+[ "$rows" = 36 ] && ! grep -q 'more rows' "$tmp/err" &&
+  ok "stderr to a file: all 36 stall rows" || fail "stderr to a file: $rows stall rows"
+
+# --- -q, --report, --timeline and their write errors --------------------------
+"$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 1ms -q --report "$tmp/report.txt" \
+  >/dev/null 2>"$tmp/err"
+if [ $? = 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/report.txt" tests/golden/expected/graph-thresh100-1ms-json.report; then
+  ok "-q: nothing on stderr; --report FILE still has the whole report"
+else
+  fail "-q with --report: stderr not empty, or the report file differs"
+fi
+"$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 1ms --format json >"$tmp/out" 2>"$tmp/err"
+if ! grep -q 'stalls of' "$tmp/err" && grep -q '"type":"histogram"' "$tmp/out"; then
+  ok "--format json: the report is JSON records on stdout, not text on stderr"
+else
+  fail "--format json: the report is not where it belongs"
+fi
+for option in --report --timeline; do
+  "$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 1ms $option /dev/full >/dev/null 2>"$tmp/err"
+  status=$?
+  if [ $status = 1 ] && grep -q "cannot write /dev/full: No space left on device" "$tmp/err"; then
+    ok "$option /dev/full: exit 1, says why"
+  else
+    fail "$option /dev/full: exit $status: $(cat "$tmp/err" | tail -n 2)"
+  fi
+  "$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 1ms $option "$tmp/no/such/dir" \
+    >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  if [ $status = 1 ] && [ ! -s "$tmp/out" ] &&
+    grep -q "cannot write $tmp/no/such/dir: No such file or directory" "$tmp/err"; then
+    ok "$option into a missing directory: exit 1 before anything is read"
+  else
+    fail "$option into a missing directory: exit $status, $(wc -c <"$tmp/out") bytes out"
+  fi
+done
+
+# --- the VM test's report checker (tests/e2e/check_report.py) ---------------
+# case NAME EXPECT ERR_SED: the good stderr of the fixture run, changed by
+# ERR_SED; EXPECT is "pass" or text of the FAIL line it must give.
+fixtures=tests/e2e/fixtures
+check_case() {
+  sed "$3" "$fixtures/report-good.err" >"$tmp/case.err"
+  $python tests/e2e/check_report.py 100 "$fixtures/report-raw.trace" "$tmp/case.err" >"$tmp/log" 2>&1
+  status=$?
+  if [ "$2" = pass ]; then
+    [ $status = 0 ] && ! grep -q '^FAIL' "$tmp/log"
+  else
+    [ $status = 1 ] && grep '^FAIL' "$tmp/log" | grep -qF "$2"
+  fi
+  if [ $? = 0 ]; then
+    ok "report checker: $1"
+  else
+    fail "report checker: $1 (expected: $2)"
+    sed 's/^/  | /' "$tmp/log"
+  fi
+}
+check_case 'correct' pass ''
+check_case 'no report' 'the stall report is on stderr' '/^allocwatch: stalls/,/^allocwatch: reclaim/d'
+check_case 'no memcg rows' 'memcg reclaim rows present' '/memcg reclaim   try_to/d'
+check_case 'a count wrong' 'memcg reclaim rows equal' 's/\(try_to_free_mem_cgroup_pages *\)2/\13/'
+check_case 'a total wrong' 'direct reclaim rows equal' 's/\(try_to_free_pages *1 *\)2.001/\12.002/'
+check_case 'a row the trace has not' 'direct reclaim rows equal' \
+  '/memhog-301  direct reclaim/p; s/memhog-301  direct reclaim/memhog-302  direct reclaim/'
+check_case 'a histogram short' 'memcg reclaim histogram counts' \
+  's/^\(  \[512, 1K)  *\)1 |/\10 |/'
+check_case 'top rows only, memcg cut' 'memcg reclaim rows present' \
+  's/^  cat-300 .*/  ... 1 more rows (--report FILE has them all)/'
+
+echo "report: $passed passed, $failed failed"
+[ "$failed" = 0 ]
