@@ -11,7 +11,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CXX ?= g++
-PKGS := libtracefs libtraceevent yaml-cpp
+PKGS := libtracefs libtraceevent yaml-cpp libsystemd
 
 ifeq ($(SAN),1)
 BUILD := build-san
