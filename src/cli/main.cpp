@@ -2,8 +2,13 @@
 // saved trace or run a live session. Fatal errors are caught only here.
 #include "bind/binder.h"
 #include "cli/options.h"
+#include "cli/version.h"
+#include "metrics/publisher.h"
+#include "metrics/render.h"
+#include "metrics/stall_metrics.h"
 #include "profile/search.h"
 #include "report/fanout_sink.h"
+#include "report/journal_sink.h"
 #include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
@@ -23,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <sys/wait.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 #include <vector>
 
@@ -77,35 +83,100 @@ Profile load_profile(const Options& options) {
   return std::move(*profile);
 }
 
+// A watch whose stdout is the journal (a systemd service) sends each
+// incident as a structured entry; otherwise JSON Lines or the kernel's text.
 std::unique_ptr<Sink> make_sink(const Options& options) {
+  if (options.watch && stdout_is_journal())
+    return std::make_unique<JournalSink>(std::cout, std::cerr);
   if (options.json)
     return std::make_unique<JsonSink>(std::cout);
   return std::make_unique<TextSink>(std::cout);
 }
 
-struct Bound {
+// What a run counts: the binder writes it; the metrics and the counts on
+// stderr read it.
+struct RunCounts {
   RunStats stats;
-  std::optional<Mode> mode; // the mode the binder used; none if no trace line came
+  ShrinkerStats shrinkers;
+};
+
+// The run's Prometheus metrics (--metrics-file, --listen): what counts the
+// stalls, and what publishes them. Inert when neither option is given.
+class RunMetrics {
+public:
+  RunMetrics(const Options& options, const Profile& profile, const RunCounts& counts)
+      : options_(options), profile_(profile), counts_(counts), stalls_(profile) {}
+
+  bool wanted() const { return options_.metrics_file || options_.listen; }
+  // Sees every incident, after the trace's output.
+  Sink& observer() { return stalls_; }
+
+  // Binds --listen and writes the file once, before tracing starts: a
+  // mistake in either ends the run now.
+  void start(std::optional<Mode> mode) {
+    mode_ = mode;
+    auto publisher = MetricsPublisher::start(
+        PublisherOptions{options_.metrics_file, options_.metrics_interval, options_.listen},
+        [this](std::uint64_t file_errors) { return render(file_errors); }, std::cerr,
+        options_.quiet || options_.input); // a replay's file is written once: nothing to say
+    if (!publisher)
+      throw FatalError(publisher.error().message);
+    publisher_ = std::move(*publisher);
+    next_rebalance_ = Clock::now() + kRebalanceInterval;
+  }
+  void set_mode(Mode mode) { mode_ = mode; }
+
+  // From the live loop, between reads: never waits.
+  void tick() {
+    const auto now = Clock::now();
+    publisher_->tick(now);
+    if (now >= next_rebalance_) {
+      stalls_.rebalance_comms();
+      next_rebalance_ = now + kRebalanceInterval;
+    }
+  }
+  // The final numbers to the file.
+  void finish() { publisher_->finish(); }
+
+private:
+  using Clock = MetricsPublisher::Clock;
+  // How often the busiest task names are reconsidered for their own series.
+  static constexpr std::chrono::minutes kRebalanceInterval{5};
+
+  std::string render(std::uint64_t file_errors) const {
+    return render_metrics(MetricsSources{kVersion, mode_ ? mode_name(*mode_) : "", profile_.name,
+                                         profile_.threshold, stalls_, counts_.shrinkers,
+                                         counts_.stats, file_errors});
+  }
+
+  const Options& options_;
+  const Profile& profile_;
+  const RunCounts& counts_;
+  StallMetrics stalls_;
+  std::optional<Mode> mode_;
+  std::unique_ptr<MetricsPublisher> publisher_;
+  Clock::time_point next_rebalance_;
 };
 
 // Every line of `reader` through the parser and the binder, the report to
 // stdout at the end: the same for a replay and a live run. `mode` unset:
-// taken from the input's line format.
-Bound bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-               const Options& options) {
-  Bound bound;
-  ShrinkerStats shrinkers;
+// taken from the input's line format. Returns the mode the binder used
+// (none if no trace line came).
+std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
+                             const Options& options, RunCounts& counts, Sink* observer) {
   const std::unique_ptr<Sink> output = make_sink(options);
   // The trace's own output first; the run's other observers after it.
   FanoutSink sinks;
   sinks.add(*output);
-  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, shrinkers, bound.stats);
+  if (observer)
+    sinks.add(*observer);
+  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, counts.shrinkers,
+                counts.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
-  bound.mode = binder.mode();
-  return bound;
+  return binder.mode();
 }
 
 int replay(const Options& options, const Profile& profile) {
@@ -119,15 +190,21 @@ int replay(const Options& options, const Profile& profile) {
   FdSource file(fd, input_name);
   UntilStopSignal source(file);
   LineReader reader(source);
-  const Bound bound = bind_all(reader, profile, std::nullopt, options);
-  const RunStats& stats = bound.stats;
+  RunCounts counts;
+  RunMetrics metrics(options, profile, counts);
+  const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, options, counts,
+                                            metrics.wanted() ? &metrics.observer() : nullptr);
+  const RunStats& stats = counts.stats;
   if (fd != STDIN_FILENO)
     ::close(fd);
+  // A replay's metrics file holds its result, written once.
+  if (metrics.wanted())
+    metrics.start(mode);
   if (!options.quiet)
     stats.print(std::cerr);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
-  if (!bound.mode && stats.lines_malformed > 0)
+  if (!mode && stats.lines_malformed > 0)
     throw FatalError(input_name + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
                      " lines not understood): replay what trace_pipe printed, or a --save file");
@@ -172,6 +249,19 @@ private:
   int status_ = -1;
 };
 
+// A watch restarted after a crash (Restart=on-failure) first puts back what
+// the crashed run left in tracefs, from its journal; a journal of a run
+// that is still alive is left to Session::start() to refuse.
+void restore_after_crash(const std::string& tracing_dir) {
+  auto journals = list_journals(kDefaultJournalDir);
+  if (!journals || journals->empty())
+    return;
+  if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
+      !restored)
+    throw FatalError("cannot put back what an earlier run left in tracefs: " +
+                     restored.error().message);
+}
+
 int trace_live(const Options& options, const Profile& profile) {
   if (::geteuid() != 0)
     throw FatalError("live tracing needs root (run it with sudo); replaying a saved trace "
@@ -189,6 +279,13 @@ int trace_live(const Options& options, const Profile& profile) {
     return 0;
   }
 
+  if (options.watch)
+    restore_after_crash(plan->tracing_dir);
+  RunCounts counts;
+  RunMetrics metrics(options, profile, counts);
+  if (metrics.wanted())
+    metrics.start(plan->mode);
+
   int save_fd = -1;
   if (options.save) {
     save_fd = ::open(options.save->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -198,6 +295,8 @@ int trace_live(const Options& options, const Profile& profile) {
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
+  if (metrics.wanted())
+    metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   // Live output is read as it comes (tail -f out.dat): flush every line.
   std::cout << std::unitbuf;
@@ -207,6 +306,8 @@ int trace_live(const Options& options, const Profile& profile) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.duration.value_or(0));
   auto should_stop = [&] {
+    if (metrics.wanted())
+      metrics.tick();
     return g_stop_signal != 0 || !std::cout.good() ||
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
@@ -218,11 +319,18 @@ int trace_live(const Options& options, const Profile& profile) {
   LineReader reader(**pipe);
   if (save_fd >= 0)
     reader.set_tee(save_fd, *options.save);
+  // Under systemd (Type=notify): the service is up once tracing is.
+  sd_notify(0, "READY=1");
   // The report is printed here, before restore(): at stop, tracing goes off,
   // the pipe drains, the report comes, then tracefs is put back.
-  const RunStats stats = bind_all(reader, profile, session.mode(), options).stats;
+  bind_all(reader, profile, session.mode(), options, counts,
+           metrics.wanted() ? &metrics.observer() : nullptr);
+  sd_notify(0, "STOPPING=1");
+  const RunStats& stats = counts.stats;
   if (save_fd >= 0)
     ::close(save_fd);
+  if (metrics.wanted())
+    metrics.finish();
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (!options.quiet) {

@@ -85,24 +85,29 @@ std::string journal_message(const Incident& incident) {
 JournalSink::JournalSink(std::ostream& fallback, std::ostream& messages, Send send)
     : fallback_(fallback), messages_(messages), send_(send ? std::move(send) : send_to_journald) {}
 
+std::string JournalSink::take_records() {
+  std::string text = records_.str();
+  records_.str({});
+  return text;
+}
+
 void JournalSink::incident(const Incident& incident) {
-  std::ostringstream record;
-  JsonSink(record).incident(incident);
-  send(lines_of(record.str()).front(), journal_message(incident), priority(incident), kStallId);
+  json_.incident(incident);
+  const std::string record = take_records();
+  send(lines_of(record).front(), journal_message(incident), priority(incident), kStallId);
 }
 
 void JournalSink::passthrough(std::string_view line) {
-  std::ostringstream record;
-  JsonSink(record).passthrough(line);
-  send(lines_of(record.str()).front(), "the kernel lost events: " + std::string(line), 4, kLostId);
+  json_.passthrough(line);
+  const std::string record = take_records();
+  send(lines_of(record).front(), "the kernel lost events: " + std::string(line), 4, kLostId);
 }
 
 void JournalSink::finish(const ShrinkerStats& shrinkers) {
-  std::ostringstream records;
-  JsonSink(records).finish(shrinkers);
+  json_.finish(shrinkers);
   // JsonSink writes one record per shrinker function, in summary()'s order.
   const std::vector<ShrinkerSummary> summary = shrinkers.summary();
-  const std::string text = records.str();
+  const std::string text = take_records();
   const std::vector<std::string_view> lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size() && i < summary.size(); ++i) {
     const ShrinkerTotals& t = summary[i].totals;

@@ -12,11 +12,13 @@
 // (nothing is lost) and the error is said once on `messages`.
 #pragma once
 
+#include "report/json_sink.h"
 #include "report/sink.h"
 
 #include <functional>
 #include <iosfwd>
 #include <span>
+#include <sstream>
 #include <string>
 #include <sys/uio.h>
 
@@ -58,7 +60,11 @@ private:
   // journal's own.
   void send(std::string_view record, const std::string& message, int priority,
             std::string_view message_id);
+  // What JsonSink wrote for the last call, and the buffer emptied.
+  std::string take_records();
 
+  std::ostringstream records_;
+  JsonSink json_{records_}; // the records of --format json, turned into entries
   std::ostream& fallback_;
   std::ostream& messages_;
   Send send_;
