@@ -6,10 +6,17 @@
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay a generated 500+ MB trace, print MB/s, lines/s, RSS
 #   make e2e          graph mode on Debian's stock kernel under qemu
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make soak         10 minutes of --watch under cycling reclaim (root; not in make test)
+#   make deb          the Debian package, in build/deb/ (debhelper), checked by lintian
+#   make install      PREFIX=/usr/local DESTDIR= (the binary, profiles, man pages, the
+#                     systemd unit and, unless one is there, /etc/default/allocwatch)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd looks for units in /usr/local/lib/systemd/system too; Debian's
+# package puts them in /lib/systemd/system (debian/rules).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+ENVFILE ?= /etc/default/allocwatch
 CXX ?= g++
 PKGS := libtracefs libtraceevent yaml-cpp libsystemd
 
@@ -44,7 +51,7 @@ UNIT := $(BUILD)/unit-tests
 GENTRACE := $(BUILD)/gentrace
 LIB := $(BUILD)/liballocwatch.a
 
-.PHONY: all deps test check run bench e2e install clean
+.PHONY: all deps test check run bench e2e soak deb install clean
 all: $(BIN)
 
 # The share directory is compiled in (the profile search path): a change of
@@ -75,7 +82,9 @@ deps:
 	@scripts/install-deps.sh build
 
 # The sub-make re-reads this file after deps, so pkg-config sees new packages.
+# The fleet set: Prometheus, node_exporter, debhelper for tests/fleet, tests/deb.
 test: deps
+	@scripts/install-deps.sh fleet
 	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE)
 	@$(MAKE) --no-print-directory check
 
@@ -100,12 +109,26 @@ e2e: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@scripts/vm-e2e.sh $(BIN)
 
+soak: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/soak.sh $(BIN)
+
+deb: deps
+	@scripts/install-deps.sh fleet
+	@scripts/make-deb.sh build/deb
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch
 	install -D -m 0644 man/allocwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/allocwatch.8
 	install -D -m 0644 man/allocwatch-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/allocwatch-profile.5
 	install -d $(DESTDIR)$(SHAREDIR)/profiles
 	install -m 0644 configs/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
+	# The unit names the binary and the settings where this install puts them.
+	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@ENVFILE@|$(ENVFILE)|g' \
+	  systemd/allocwatch.service.in > $(BUILD)/allocwatch.service
+	install -D -m 0644 $(BUILD)/allocwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/allocwatch.service
+	# The settings are the operator's: a file already there is kept.
+	[ -e $(DESTDIR)$(ENVFILE) ] || install -D -m 0644 systemd/allocwatch.default $(DESTDIR)$(ENVFILE)
 
 clean:
 	rm -rf build build-san

@@ -9,6 +9,8 @@
 #include <ostream>
 #include <sstream>
 #include <sys/stat.h>
+// Without it, every entry would name this file and line (CODE_FILE=...).
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 #include <vector>
