@@ -8,6 +8,7 @@
 #   make e2e          graph mode on Debian's stock kernel under qemu
 #   make soak         10 minutes of --watch under cycling reclaim (root; not in make test)
 #   make deb          the Debian package, in build/deb/ (debhelper), checked by lintian
+#   make deb-test     make deb, then install, run and remove it on this machine (root; CI)
 #   make install      PREFIX=/usr/local DESTDIR= (the binary, profiles, man pages, the
 #                     systemd unit and, unless one is there, /etc/default/allocwatch)
 
@@ -51,7 +52,7 @@ UNIT := $(BUILD)/unit-tests
 GENTRACE := $(BUILD)/gentrace
 LIB := $(BUILD)/liballocwatch.a
 
-.PHONY: all deps test check run bench e2e soak deb install clean
+.PHONY: all deps test check run bench e2e soak deb deb-test install clean
 all: $(BIN)
 
 # The share directory is compiled in (the profile search path): a change of
@@ -116,6 +117,12 @@ soak: deps
 deb: deps
 	@scripts/install-deps.sh fleet
 	@scripts/make-deb.sh build/deb
+
+# make test has run the unit tests: the package build skips them here.
+deb-test: deps
+	@scripts/install-deps.sh fleet
+	@DEB_BUILD_OPTIONS=nocheck scripts/make-deb.sh build/deb >/dev/null
+	@scripts/deb-test.sh build/deb/allocwatch_*.deb
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch
