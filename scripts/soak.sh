@@ -120,6 +120,9 @@ while [ $((SECONDS - start)) -lt "$seconds" ]; do
 done
 echo >&2
 rss_end=$(rss)
+# The watch's CPU time so far (user, system), in clock ticks.
+read -r cpu_user cpu_system < <(awk '{ print $14, $15 }' "/proc/$watch/stat")
+ticks=$(getconf CLK_TCK)
 rss_max=$(sort -k2 -n "$tmp/rss" | tail -1 | cut -d' ' -f2)
 cp "$tmp/rss" "${SOAK_RSS_LOG:-/dev/null}"
 for pid in "${helpers[@]}"; do
@@ -152,6 +155,9 @@ scrapes_failed=$(grep -c fail "$tmp/scrapes")
 ratio=$(awk -v a="$rss_end" -v b="$rss_minute" 'BEGIN { printf "%.1f", (a - b) * 100 / b }')
 
 echo "soak: $seconds s of allocwatch --watch -t 100us, metrics file every 1 s, --listen every 2 s"
+awk -v u="$cpu_user" -v s="$cpu_system" -v t="$ticks" -v d="$seconds" 'BEGIN {
+  printf "soak: the watch used %.2f s user + %.2f s system CPU in %d s (%.3f %% of one CPU)\n",
+    u / t, s / t, d, (u + s) / t * 100 / d }'
 echo "soak: RSS after the first minute $rss_minute kB, at the end $rss_end kB ($ratio %), highest $rss_max kB"
 echo "soak: $lines trace lines read, $stalls stalls, $records output records ($other not incident records), $lost events lost, $dropped held lines dropped"
 echo "soak: memcg reclaim stalls in $comms comm series (at most 10 and other)"

@@ -6,6 +6,7 @@ Prometheus), and an HTTP client that misbehaves on purpose.
   check.py expected JSONL                 the series the JSON records imply
   check.py compare METRICS_FILE JSONL     the metrics file holds them
   check.py prometheus URL JSONL SECONDS   Prometheus' API returns them
+  check.py promql URL QUERY JSONL KIND LE     README's query, for KIND and LE
   check.py hostile HOST PORT              malformed, oversized, slow requests
   check.py journal JOURNAL_JSON           the journal entries of a watch
 
@@ -192,6 +193,23 @@ def cmd_prometheus(url, jsonl, seconds):
         time.sleep(0.5)
 
 
+def cmd_promql(url, query_file, jsonl, kind, le):
+    """README's query, asked about KIND over LE seconds: a machine is listed
+    exactly when allocwatch's records have such a stall."""
+    promql = open(query_file, encoding="utf-8").read()
+    promql = promql.replace('"direct reclaim"', '"%s"' % kind).replace('le="0.01"', 'le="%s"' % le)
+    _, stalls = expected_series(jsonl)
+    over = sum(1 for d in stalls.get(kind, []) if d > float(le) * 1e9)
+    result = query(url, promql)
+    listed = [value for _, value in result]
+    if (over > 0) == (len(listed) == 1 and listed[0] > 0) and len(listed) <= 1:
+        ok("README's PromQL, for %s over %s s: %s (allocwatch's records: %d such stalls)"
+           % (kind, le, "this machine listed (%.1f)" % listed[0] if listed else "nothing listed",
+              over))
+    else:
+        fail("README's PromQL for %s over %s s: %r, but %d such stalls" % (kind, le, listed, over))
+
+
 def http(host, port, payload, wait_after=0.0, read=True, timeout=10):
     """Sends payload (bytes, or a list of chunks sent with pauses); returns the answer."""
     s = socket.create_connection((host, port), timeout=timeout)
@@ -347,7 +365,7 @@ def cmd_journal(journal_json):
 
 def main():
     commands = {"expected": cmd_expected, "compare": cmd_compare, "prometheus": cmd_prometheus,
-                "hostile": cmd_hostile, "journal": cmd_journal}
+                "promql": cmd_promql, "hostile": cmd_hostile, "journal": cmd_journal}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 2

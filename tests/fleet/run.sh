@@ -319,6 +319,10 @@ print(n)' "$tmp/watch.jsonl" 2>&1); then
     fail "promtool check metrics on the metrics file: $lint"
   fi
   run_check python3 "$check" prometheus "http://127.0.0.1:$prom_port" "$tmp/watch.jsonl" 30
+  # README's example query, as printed there, asked about this run's stalls.
+  sed -n '/^<!-- promql:/,/^$/p' README.md | sed '1d' >"$tmp/readme.promql"
+  run_check python3 "$check" promql "http://127.0.0.1:$prom_port" "$tmp/readme.promql" \
+    "$tmp/watch.jsonl" "memcg reclaim" 0.001
 else
   fail "the watch did not start"
   cat "$tmp/watch.err"
@@ -393,6 +397,8 @@ for sig in TERM HUP; do
     kill "-$sig" "$svc"
     wait "$svc"
     rc=$?
+    # The listener writes what it received on its own time.
+    for i in $(seq 20); do grep -q '^STOPPING=1$' "$notify_log" && break; sleep 0.1; done
     [ $rc = 0 ] && grep -q '^STOPPING=1$' "$notify_log" &&
       ok "SIG$sig (systemctl stop / kill -HUP): exit 0, STOPPING=1 said" ||
       { fail "SIG$sig: exit $rc"; cat "$tmp/svc.err"; }
