@@ -7,6 +7,7 @@ Prometheus), and an HTTP client that misbehaves on purpose.
   check.py compare METRICS_FILE JSONL     the metrics file holds them
   check.py prometheus URL JSONL SECONDS   Prometheus' API returns them
   check.py promql URL QUERY JSONL KIND LE     README's query, for KIND and LE
+  check.py wait URL PROMQL SECONDS          until Prometheus has a result for it
   check.py hostile HOST PORT              malformed, oversized, slow requests
   check.py journal JOURNAL_JSON           the journal entries of a watch
 
@@ -193,6 +194,19 @@ def cmd_prometheus(url, jsonl, seconds):
         time.sleep(0.5)
 
 
+def cmd_wait(url, promql, seconds):
+    deadline = time.time() + float(seconds)
+    while time.time() < deadline:
+        try:
+            if query(url, promql):
+                ok("Prometheus has %s" % promql)
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    fail("Prometheus has no %s after %s s" % (promql, seconds))
+
+
 def cmd_promql(url, query_file, jsonl, kind, le):
     """README's query, asked about KIND over LE seconds: a machine is listed
     exactly when allocwatch's records have such a stall."""
@@ -365,7 +379,7 @@ def cmd_journal(journal_json):
 
 def main():
     commands = {"expected": cmd_expected, "compare": cmd_compare, "prometheus": cmd_prometheus,
-                "promql": cmd_promql, "hostile": cmd_hostile, "journal": cmd_journal}
+                "promql": cmd_promql, "wait": cmd_wait, "hostile": cmd_hostile, "journal": cmd_journal}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
