@@ -4,7 +4,8 @@
 #   make test         install missing Debian packages, build, run every test
 #   make test SAN=1   the same under ASan + UBSan (in build-san/)
 #   make run T=134us  trace this machine with the default profile (root)
-#   make bench        replay a generated 500+ MB trace, print MB/s, lines/s, RSS
+#   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
+#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat (root)
 #   make e2e          graph mode on Debian's stock kernel under qemu
 #   make soak         10 minutes of --watch under cycling reclaim (root; not in make test)
 #   make deb          the Debian package, in build/deb/ (debhelper), checked by lintian
@@ -53,6 +54,7 @@ GENTRACE := $(BUILD)/gentrace
 LIB := $(BUILD)/liballocwatch.a
 
 .PHONY: all deps test check run bench e2e soak deb deb-test install clean
+.PHONY: bench-live
 all: $(BIN)
 
 # The share directory is compiled in (the profile search path): a change of
@@ -104,6 +106,11 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(GENTRACE)
 	@scripts/bench.sh $(BUILD)
+
+# Live: takes /tmp/allocwatch-live.lock itself.
+bench-live: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/bench-live.sh $(BUILD)
 
 e2e: deps
 	@scripts/install-deps.sh e2e

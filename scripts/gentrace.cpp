@@ -3,6 +3,15 @@
 //
 //   gentrace --format graph|events --seed N (--bytes SIZE | --calls N)
 //            --threshold-us T --trace FILE --expected FILE
+//            [--tasks N] [--cpus N] [--dense] [--max-span-us N] [--no-span]
+//
+// The shape options make the traces `make bench` needs beside the usual ones:
+// --tasks N user tasks (else 6-18) on --cpus N cpus (else 2-8, at most 256);
+// --dense: each task's next episode follows within tens of µs, not
+// milliseconds, so that thousands of tasks are in reclaim at once;
+// --max-span-us N: no call or pair lasts longer than about N µs (no stall);
+// --no-span: one task that prints only tracepoints its spans would claim,
+// and never a span (returns, begin/end pairs).
 //
 // It plans calls per task (each with its start, end and nested tracepoints),
 // interleaves the tasks in global time order over 2-8 cpus, formats every line
@@ -304,6 +313,8 @@ struct Shrinker {
 
 struct World {
   Format format = Format::Graph;
+  Nanos max_span = 0; // --max-span-us: 0, no limit
+  bool no_span = false;
   Nanos threshold = 0;     // allocwatch's -t
   Nanos kernel_thresh = 0; // graph: the tracing_thresh the trace was "taken" with
   const Era* era = nullptr;
@@ -412,6 +423,8 @@ public:
   // A duration around the threshold: clearly below, just below, exactly at
   // (±1 ns, ±1 µs), above, far above.
   Nanos around_threshold() {
+    if (world_.max_span > 0)
+      return std::clamp<Nanos>(rng_.range(1, world_.max_span / 8), 2 * kMicro, world_.max_span / 8);
     const Nanos t = world_.threshold;
     Nanos d;
     switch (rng_.below(20)) {
@@ -499,14 +512,15 @@ public:
       const int s = static_cast<int>(i);
       const bool lose_start = loss == 1 && i == lossy + 1;
       at_event(kSlabStart, s, lose_start);
-      Nanos d = rng_.range(0, 4 * kMicro);
+      // --max-span-us: every shrinker quick, so that no shrink_slab runs long.
+      Nanos d = world_.max_span > 0 ? rng_.range(0, 500) : rng_.range(0, 4 * kMicro);
       if (i == heavy)
         d = budget * rng_.range(30, 90) / 100;
-      else if (rng_.one_in(25))
+      else if (world_.max_span == 0 && rng_.one_in(25))
         d = world_.threshold + rng_.pick(kSlabEdges);
       pause(d);
       at_event(kSlabEnd, s, (loss == 0 || loss == 1) && i == lossy);
-      pause(rng_.range(300, 4000));
+      pause(world_.max_span > 0 ? rng_.range(50, 300) : rng_.range(300, 4000));
     }
   }
 
@@ -641,6 +655,12 @@ public:
     for (int i = 0; i < passes; ++i)
       slab_scan(around_threshold());
   }
+  // --no-span: tracepoints a span would claim, and never a span.
+  void unbounded_events() {
+    for (int i = 0; i < 1000; ++i)
+      event(rng_.percent(80) ? kLruInactive : kTryCompact);
+  }
+
   void compact_memory() {
     const int zones = static_cast<int>(rng_.range(1, 3));
     for (int i = 0; i < zones; ++i)
@@ -692,7 +712,7 @@ public:
         close_pair(t, p, open, ts, line);
       }
     }
-    if (claimable_ & bit(ev))
+    if ((claimable_ & bit(ev)) && !world_.no_span) // --no-span: nothing can claim it
       t.held.push_back(Held{ts, ev, false, std::string(line)});
   }
 
@@ -706,6 +726,22 @@ public:
     claim(t, kBinding[fn], start - kMicro, ts);
     emit(line);
     ++incidents_;
+  }
+
+  // A task's next episode begins at `ts`: its calls begin then or later, so
+  // of the lines before, only an open begin (whose end was lost) can claim
+  // any. Letting the others go keeps dense traces of many tasks small here.
+  void episode_start(std::uint64_t key, Nanos ts) {
+    const auto it = tasks_.find(key);
+    if (it == tasks_.end())
+      return;
+    TaskState& t = it->second;
+    Nanos keep_from = ts - 3 * kMicro; // truncation and the slack, with room
+    for (const Open& open : t.open)
+      if (open.is_open)
+        keep_from = std::min(keep_from, open.ts - kMicro);
+    while (!t.held.empty() && t.held.front().ts < keep_from)
+      t.held.pop_front();
   }
 
   // An end that would pair with a begin so old that allocwatch's window may
@@ -1109,7 +1145,7 @@ void put_fields(std::string& s, Ev ev, int shrinker, const World& w, Rng& rng) {
 
 // ---- tasks and the interleaving ----
 
-enum class Role : std::uint8_t { User, Kswapd, Kcompactd, Idle, Shell };
+enum class Role : std::uint8_t { User, Kswapd, Kcompactd, Idle, Shell, NoSpan };
 
 struct Task {
   int pid;
@@ -1130,6 +1166,11 @@ struct Options {
   Nanos threshold = 0;
   std::string trace_path;
   std::string expected_path;
+  int tasks = 0; // user tasks; 0: 6-18
+  int cpus = 0;  // 0: 2-8
+  bool dense = false;
+  Nanos max_span = 0;
+  bool no_span = false;
 };
 
 class Generator {
@@ -1141,7 +1182,12 @@ public:
     // threshold: returns between the two are in it and must not print.
     world_.kernel_thresh = std::max<Nanos>(kMicro, opt.threshold * rng_.range(25, 70) / 100);
     world_.era = &rng_.pick(kEras);
-    world_.cpus = static_cast<int>(rng_.range(2, 8));
+    world_.cpus = opt.cpus > 0 ? opt.cpus : static_cast<int>(rng_.range(2, 8));
+    world_.max_span = opt.max_span;
+    world_.no_span = opt.no_span;
+    lost_run_.resize(static_cast<std::size_t>(world_.cpus));
+    lost_pending_.resize(static_cast<std::size_t>(world_.cpus));
+    last_on_cpu_.resize(static_cast<std::size_t>(world_.cpus));
     make_shrinkers();
     make_tasks();
   }
@@ -1168,6 +1214,8 @@ public:
       const std::size_t i = ready.top().second;
       ready.pop();
       Task& t = tasks_[i];
+      if (t.next == 0)
+        oracle.episode_start(task_key(t.pid, t.cpu), t.steps.front().ts);
       emit(t, t.steps[t.next++]);
       if (t.next == t.steps.size() && !full())
         plan(t, t.steps.back().ts + gap(t.steps.size()));
@@ -1284,13 +1332,18 @@ private:
         t.gcomm = "<...>"; // the comm was not saved
       tasks_.push_back(std::move(t));
     };
+    if (opt_.no_span) {
+      add(Role::NoSpan, "memhog", fresh_pid(100, 99999), cpu());
+      clock_start_ = static_cast<Nanos>(rng_.pick(kUptimes)) * kSecond + rng_.range(0, kSecond);
+      return;
+    }
     const int nodes = static_cast<int>(rng_.range(1, 2));
     for (int n = 0; n < nodes; ++n) {
       add(Role::Kswapd, "kswapd" + std::to_string(n), fresh_pid(30, 99), cpu());
       add(Role::Kcompactd, "kcompactd" + std::to_string(n), fresh_pid(30, 99), cpu());
     }
     add(Role::Shell, "bash", fresh_pid(100, 9999), cpu());
-    const int users = static_cast<int>(rng_.range(6, 18));
+    const int users = opt_.tasks > 0 ? opt_.tasks : static_cast<int>(rng_.range(6, 18));
     for (int i = 0; i < users; ++i) {
       const int pid = rng_.percent(20) ? fresh_pid(1000000, 4194304) : fresh_pid(100, 99999);
       add(Role::User, std::string(rng_.pick(kUserComms)), pid, cpu());
@@ -1310,6 +1363,8 @@ private:
   // episode, so that no task comes near allocwatch's per-task cap.
   Nanos gap(std::size_t lines) {
     const std::uint64_t r = rng_.below(100);
+    if (opt_.dense || opt_.no_span)
+      return r < 6 ? rng_.range(0, 2500) : rng_.range(3 * kMicro, 30 * kMicro);
     if (r < 6)
       return rng_.range(0, 2500);
     if (r < 25)
@@ -1349,6 +1404,9 @@ private:
       break;
     case Role::Idle:
       p.allocation(r < 20, r >= 50);
+      break;
+    case Role::NoSpan:
+      p.unbounded_events();
       break;
     case Role::User:
       if (r < 30)
@@ -1577,9 +1635,9 @@ private:
   std::FILE* trace_ = nullptr;
   std::string buf_;
   std::string line_;
-  std::array<int, 8> lost_run_{};
-  std::array<std::uint64_t, 8> lost_pending_{};
-  std::array<LastOnCpu, 8> last_on_cpu_{};
+  std::vector<int> lost_run_;
+  std::vector<std::uint64_t> lost_pending_;
+  std::vector<LastOnCpu> last_on_cpu_;
   std::uint64_t written_ = 0;
   std::uint64_t lines_ = 0;
   std::uint64_t episodes_ = 0;
@@ -1632,7 +1690,8 @@ std::uint64_t parse_count(std::string_view flag, std::string_view text) {
 
 constexpr const char* kUsage =
     "usage: gentrace --format graph|events --seed N (--bytes SIZE | --calls N)\n"
-    "                --threshold-us T --trace FILE --expected FILE\n";
+    "                --threshold-us T --trace FILE --expected FILE\n"
+    "                [--tasks N] [--cpus N] [--dense] [--max-span-us N] [--no-span]\n";
 
 Options parse_args(int argc, char** argv) {
   Options opt;
@@ -1642,6 +1701,14 @@ Options parse_args(int argc, char** argv) {
     if (flag == "-h" || flag == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
+    }
+    if (flag == "--dense") {
+      opt.dense = true;
+      continue;
+    }
+    if (flag == "--no-span") {
+      opt.no_span = true;
+      continue;
     }
     if (i + 1 >= argc)
       die(std::string(flag) + " needs a value\n" + kUsage);
@@ -1666,6 +1733,14 @@ Options parse_args(int argc, char** argv) {
       opt.trace_path = value;
     } else if (flag == "--expected") {
       opt.expected_path = value;
+    } else if (flag == "--tasks") {
+      opt.tasks = static_cast<int>(std::min<std::uint64_t>(parse_count(flag, value), 100000));
+    } else if (flag == "--cpus") {
+      opt.cpus = static_cast<int>(std::clamp<std::uint64_t>(parse_count(flag, value), 1, 256));
+    } else if (flag == "--max-span-us") {
+      opt.max_span = static_cast<Nanos>(parse_count(flag, value)) * kMicro;
+      if (opt.max_span < 16 * kMicro)
+        die("--max-span-us must be at least 16");
     } else {
       die("unknown option " + std::string(flag) + "\n" + kUsage);
     }

@@ -15,9 +15,29 @@ namespace {
 // is also swept once per window of its own time, so that the tasks kept are
 // at most those of the last two windows, however long it runs.
 constexpr std::uint64_t kSweepEvery = 1u << 16;
-// Idle task states kept for reuse; larger ones are freed, not kept.
+// Idle task states kept for reuse.
 constexpr std::size_t kSpareTasks = 64;
-constexpr std::size_t kSpareHeldSlots = 64;
+// A sweep also runs when the tasks known have doubled since the last one
+// (and are at least this many): a storm of tasks that appear once each is
+// forgotten as fast as it comes, at O(1) a task.
+constexpr std::size_t kSweepAtTasks = 4096;
+// When the held lines fill this much of the store, a sweep releases what it
+// can before the store has to drop lines; at most once per this many lines.
+constexpr std::size_t kFullEighths = 7;
+constexpr std::uint64_t kFullSweepEvery = 4096;
+// Timestamps are truncated to whole microseconds and graph durations to
+// 10 ns (whole microseconds from 1 s on), so a span's start as computed can
+// lie up to 1 us before the true one, and the rule's slack adds 1 us more:
+// a span that truly begins after time X can claim a line down to X - 2 us.
+// A line is released only when it is older than that, with 1 us to spare.
+constexpr Nanos kReleaseMargin = 3 * kMicro;
+// A task's own lines come in its time order, so its newest line is a time it
+// has passed. The sweep has no such line for an idle task and takes the
+// newest time read from any cpu instead: trace_pipe merges the cpus by time,
+// but a record whose commit was delayed (an interrupt wrote one meanwhile)
+// can come after a later one from another cpu, so the sweep allows that much
+// reordering on top.
+constexpr Nanos kReorderMargin = 1 * kMilli;
 
 std::uint64_t task_key(const Record& record) {
   if (record.pid > 0)
@@ -42,7 +62,9 @@ void Binder::EventSet::insert(EventId id) {
 Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, ShrinkerStats& shrinkers,
                RunStats& stats)
     : profile_(profile), threshold_(options.threshold), window_(profile.window), sink_(sink),
-      shrinkers_(shrinkers), stats_(stats) {
+      shrinkers_(shrinkers), stats_(stats), store_(profile.max_held_bytes),
+      release_(options.release) {
+  stats_.max_held_bytes = profile.max_held_bytes;
   if (options.mode)
     use_mode(*options.mode);
 }
@@ -51,9 +73,11 @@ Binder::~Binder() = default;
 
 Binder::EventRole& Binder::event_role(const std::string& name) {
   auto found = events_.find(name);
-  if (found == events_.end())
-    found =
-        events_.emplace(name, EventRole{static_cast<EventId>(events_.size()), false, {}, {}}).first;
+  if (found == events_.end()) {
+    EventRole role;
+    role.id = static_cast<EventId>(events_.size());
+    found = events_.emplace(name, std::move(role)).first;
+  }
   return found->second;
 }
 
@@ -72,24 +96,30 @@ void Binder::use_mode(Mode mode) {
     for (const std::string& event : spec.claims) {
       EventRole& role = event_role(event);
       role.claimable = true;
+      if (!pair.claims.contains(role.id))
+        role.claimed_by.push_back(index);
       pair.claims.insert(role.id);
     }
   }
-  if (mode != Mode::Graph)
-    return;
-  for (const StallKind& stall : profile_.stalls)
-    for (const std::string& function : stall.functions)
-      functions_[function].kind = stall.kind;
-  for (const Binding& binding : profile_.bindings) {
-    for (const std::string& function : binding.functions) {
-      FunctionRole& role = functions_[function];
-      for (const std::string& event : binding.events) {
-        EventRole& event_info = event_role(event);
-        event_info.claimable = true;
-        role.claims.insert(event_info.id);
+  if (mode == Mode::Graph) {
+    for (const StallKind& stall : profile_.stalls)
+      for (const std::string& function : stall.functions)
+        functions_[function].kind = stall.kind;
+    for (const Binding& binding : profile_.bindings) {
+      for (const std::string& function : binding.functions) {
+        FunctionRole& role = functions_[function];
+        for (const std::string& event : binding.events) {
+          EventRole& event_info = event_role(event);
+          event_info.claimable = true;
+          event_info.bound_to_function = true;
+          role.claims.insert(event_info.id);
+        }
       }
     }
   }
+  roles_by_id_.assign(events_.size(), nullptr);
+  for (const auto& [name, role] : events_)
+    roles_by_id_[role.id] = &role; // unordered_map values stay where they are
 }
 
 std::uint64_t&
@@ -102,13 +132,6 @@ Binder::over_threshold_counter(std::map<std::string, std::uint64_t, std::less<>>
     cached = &found->second; // std::map values stay where they are
   }
   return *cached;
-}
-
-std::size_t Binder::held_lines() const {
-  std::size_t held = 0;
-  for (const auto& [key, task] : tasks_)
-    held += task->held.size();
-  return held;
 }
 
 TaskState* Binder::find_task(const Record& record) {
@@ -126,6 +149,8 @@ TaskState* Binder::find_task(const Record& record) {
 TaskState& Binder::task_for(const Record& record) {
   if (TaskState* task = find_task(record))
     return *task;
+  if (tasks_.size() >= sweep_at_tasks_)
+    sweep();
   std::unique_ptr<TaskState> task;
   if (spare_tasks_.empty()) {
     task = std::make_unique<TaskState>();
@@ -140,19 +165,72 @@ TaskState& Binder::task_for(const Record& record) {
 }
 
 void Binder::sweep() {
+  last_sweep_ = seq_;
   const Nanos cut = cutoff();
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     TaskState& task = *it->second;
-    stats_.pending_expired += task.expire(cut);
+    drop_held_before(task, cut);
+    stats_.pending_expired += task.expire_open(cut);
+    if (release_)
+      release(task, newest_ts_ - kReorderMargin);
     if (!task.idle()) {
       ++it;
       continue;
     }
-    if (spare_tasks_.size() < kSpareTasks && task.held.capacity() <= kSpareHeldSlots)
+    if (spare_tasks_.size() < kSpareTasks && task.heap_bytes() == 0)
       spare_tasks_.push_back(std::move(it->second));
     it = tasks_.erase(it);
   }
   cached_task_ = nullptr;
+  sweep_at_tasks_ = std::max(kSweepAtTasks, 2 * tasks_.size());
+}
+
+void Binder::drop_held_before(TaskState& task, Nanos cutoff) {
+  while (!task.held.empty() && store_.ts(task.held.oldest) < cutoff) {
+    store_.remove(task.held.oldest);
+    ++stats_.pending_expired;
+  }
+}
+
+// DESIGN.md, "Releasing held lines": whether some span that has not closed
+// yet could still claim this line. Every answer "no" is a proof, assuming
+// what the claim scan assumes already: each task's lines come in time order.
+bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) const {
+  const Nanos ts = store_.ts(line);
+  const EventRole& role = *roles_by_id_[store_.event(line)];
+  // A function's span: only a call still running, or one that begins later.
+  // A line of the task at depth 0 proved that every call running at `ts`
+  // has returned, and later calls begin after that line.
+  if (role.bound_to_function && ts >= task.outermost - kReleaseMargin)
+    return true;
+  // A pair's span: only the task's open begin of that pair, or a later one.
+  for (std::size_t pair : role.claimed_by) {
+    const OpenBegin* begin = task.open_begin_of(pair);
+    const Nanos from = begin != nullptr ? begin->ts : now;
+    if (ts >= from - kReleaseMargin)
+      return true;
+  }
+  return false;
+}
+
+// Lines are released oldest first and the first line some span could still
+// claim stops it: what stays behind it is released later.
+void Binder::release(TaskState& task, Nanos now) {
+  while (!task.held.empty() && !claimable_later(task, task.held.oldest, now)) {
+    store_.remove(task.held.oldest);
+    ++stats_.held_released;
+  }
+}
+
+void Binder::passed_outermost(const Record& record) {
+  if (record.depth != 0 || record.ts < 0)
+    return;
+  TaskState* task = find_task(record);
+  if (task == nullptr)
+    return;
+  task->outermost = std::max(task->outermost, record.ts);
+  if (release_)
+    release(*task, record.ts);
 }
 
 void Binder::feed(const Record& record) {
@@ -202,8 +280,9 @@ void Binder::feed(const Record& record) {
     on_return(record);
     break;
   default:
-    break;
+    return;
   }
+  passed_outermost(record);
 }
 
 void Binder::finish() {
@@ -216,20 +295,33 @@ void Binder::on_event(const Record& record) {
   if (found == events_.end() || record.ts < 0)
     return;
   const EventRole& role = found->second;
+  // Nearly full: release what every task can before the store must drop.
+  if (release_ && store_.held_bytes() > store_.capacity() / 8 * kFullEighths &&
+      seq_ - last_sweep_ >= kFullSweepEvery)
+    sweep();
   TaskState& task = task_for(record);
   bool emitted = false;
   for (std::size_t pair : role.ends)
     emitted = close_pair(task, pair, record) || emitted;
   for (std::size_t pair : role.begins)
     open_pair(task, pair, record);
+  if (release_)
+    release(task, record.ts);
   if (role.claimable && !emitted)
     hold(task, record, role.id);
 }
 
 void Binder::hold(TaskState& task, const Record& record, EventId event) {
-  stats_.pending_expired += task.held.expire(cutoff());
-  stats_.pending_dropped +=
-      task.held.push(record.ts, seq_, event, record.line, profile_.max_pending_per_task);
+  drop_held_before(task, cutoff());
+  if (profile_.max_pending_per_task == 0) {
+    ++stats_.pending_dropped;
+    return;
+  }
+  if (task.held.count >= profile_.max_pending_per_task) {
+    store_.remove(task.held.oldest);
+    ++stats_.pending_dropped;
+  }
+  stats_.held_dropped += store_.push(task.held, record.ts, seq_, event, record.line);
 }
 
 void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
@@ -344,34 +436,33 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
   lines_.clear();
   if (!opening.empty())
     lines_.push_back(opening);
-  bool claimed_any = false;
-  std::size_t first = 0;
+  in_span_.clear();
   if (task != nullptr) {
-    HeldLines& held = task->held;
-    stats_.pending_expired += held.expire(cutoff());
+    drop_held_before(*task, cutoff());
     // A task's lines are in time order: only the newest can lie in the span.
     const Nanos from = start - kMicro;
-    first = held.size();
-    while (first > 0 && held[first - 1].ts >= from)
-      --first;
-    for (std::size_t i = first; i < held.size(); ++i) {
-      HeldLine& line = held[i];
-      if (line.seq == opening_seq) {
-        line.claimed = true; // the pair's begin, printed as its first line
-        claimed_any = true;
-      } else if (line.ts <= end && claims != nullptr && claims->contains(line.event)) {
-        line.claimed = true;
-        claimed_any = true;
-        lines_.push_back(line.line);
-        task->note_emitted(line.seq);
+    for (HeldRef ref = task->held.newest; ref != kNoLine && store_.ts(ref) >= from;
+         ref = store_.older(ref))
+      in_span_.push_back(ref);
+    std::reverse(in_span_.begin(), in_span_.end());
+    std::size_t claimed = 0;
+    for (HeldRef ref : in_span_) {
+      if (store_.seq(ref) == opening_seq) {
+        in_span_[claimed++] = ref; // the pair's begin, printed as its first line
+      } else if (store_.ts(ref) <= end && claims != nullptr &&
+                 claims->contains(store_.event(ref))) {
+        in_span_[claimed++] = ref;
+        lines_.push_back(store_.line(ref));
+        task->note_emitted(store_.seq(ref));
       }
     }
+    in_span_.resize(claimed);
   }
   lines_.push_back(closing.line);
   const bool background = is_background_comm(profile_.background, closing.comm);
   sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_});
-  if (claimed_any)
-    task->held.remove_claimed(first);
+  for (HeldRef ref : in_span_)
+    store_.remove(ref);
 }
 
 } // namespace allocwatch

@@ -27,6 +27,11 @@ namespace allocwatch {
 struct BinderOptions {
   Nanos threshold = 0;
   std::optional<Mode> mode; // unset: taken from the first graph or event line
+  // Release held lines as soon as no span can claim them any more (DESIGN.md,
+  // "Releasing held lines"). Off, they leave only when claimed, when the
+  // window passes them or over the bounds: the same output, more memory. The
+  // switch is for the tests that prove it.
+  bool release = true;
 };
 
 class Binder {
@@ -47,9 +52,11 @@ public:
   std::optional<Mode> mode() const { return mode_; }
 
   // Memory in use, for tests: the tasks known (an idle one is forgotten by the
-  // sweep that runs every 65536 lines), and the lines they hold.
+  // sweep that runs every 65536 lines, and whenever the tasks known have
+  // doubled), and the lines they hold.
   std::size_t tasks() const { return tasks_.size(); }
-  std::size_t held_lines() const;
+  std::size_t held_lines() const { return store_.lines(); }
+  const HeldStore& store() const { return store_; }
 
 private:
   // A set of EventIds, as bits.
@@ -63,9 +70,11 @@ private:
   // What an event name means in the mode in use.
   struct EventRole {
     EventId id = 0;
-    bool claimable = false;          // some span claims it: hold it
-    std::vector<std::size_t> begins; // active pairs it begins
-    std::vector<std::size_t> ends;   // active pairs it ends
+    bool claimable = false;              // some span claims it: hold it
+    bool bound_to_function = false;      // some function's span claims it
+    std::vector<std::size_t> begins;     // active pairs it begins
+    std::vector<std::size_t> ends;       // active pairs it ends
+    std::vector<std::size_t> claimed_by; // active pairs that claim it
   };
   struct FunctionRole {
     EventSet claims;
@@ -92,6 +101,11 @@ private:
 
   void on_event(const Record& record);
   void hold(TaskState& task, const Record& record, EventId event);
+  void drop_held_before(TaskState& task, Nanos cutoff);
+  // `now`: a time the task has certainly passed (its own newest line's).
+  bool claimable_later(const TaskState& task, HeldRef line, Nanos now) const;
+  void release(TaskState& task, Nanos now);
+  void passed_outermost(const Record& record);
   void open_pair(TaskState& task, std::size_t pair, const Record& record);
   bool close_pair(TaskState& task, std::size_t pair, const Record& record);
   void on_entry(const Record& record);
@@ -114,6 +128,7 @@ private:
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
+  std::vector<const EventRole*> roles_by_id_;
   std::uint64_t* orphan_over_threshold_ = nullptr;
 
   std::uint64_t seq_ = 0; // input line number of the record being fed
@@ -121,11 +136,16 @@ private:
   Nanos swept_at_ts_ = 0; // newest_ts_ at the last sweep by trace time
   // Key: pid, or the cpu for pid 0 (each cpu has its own idle task) and for
   // lines without a pid.
+  HeldStore store_; // before tasks_: the tasks' lists point into it
+  bool release_;
+  std::uint64_t last_sweep_ = 0; // seq_ of the last sweep
+  std::size_t sweep_at_tasks_ = 4096;
   std::unordered_map<std::uint64_t, std::unique_ptr<TaskState>> tasks_;
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
   std::vector<std::string_view> lines_; // an incident's lines, reused
+  std::vector<HeldRef> in_span_;        // held lines an incident looks at, reused
 };
 
 } // namespace allocwatch

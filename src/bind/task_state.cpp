@@ -4,62 +4,6 @@
 
 namespace allocwatch {
 
-namespace {
-constexpr std::size_t kFirstSlots = 8;
-}
-
-void HeldLines::grow(std::size_t cap) {
-  // Unroll the ring so that it can be extended at the end.
-  std::rotate(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_), slots_.end());
-  head_ = 0;
-  slots_.resize(std::min(std::max(kFirstSlots, 2 * slots_.size()), cap));
-}
-
-std::size_t HeldLines::push(Nanos ts, std::uint64_t seq, EventId event, std::string_view line,
-                            std::size_t cap) {
-  if (cap == 0)
-    return 1;
-  std::size_t dropped = 0;
-  if (size_ >= cap) {
-    head_ = slot(1);
-    --size_;
-    dropped = 1;
-  } else if (size_ == slots_.size()) {
-    grow(cap);
-  }
-  HeldLine& held = slots_[slot(size_)];
-  held.ts = ts;
-  held.seq = seq;
-  held.event = event;
-  held.claimed = false;
-  held.line.assign(line);
-  ++size_;
-  return dropped;
-}
-
-std::size_t HeldLines::expire(Nanos cutoff) {
-  std::size_t dropped = 0;
-  while (size_ > 0 && slots_[head_].ts < cutoff) {
-    head_ = slot(1);
-    --size_;
-    ++dropped;
-  }
-  return dropped;
-}
-
-void HeldLines::remove_claimed(std::size_t first) {
-  std::size_t kept = first;
-  for (std::size_t i = first; i < size_; ++i) {
-    HeldLine& held = (*this)[i];
-    if (held.claimed)
-      continue;
-    if (kept != i)
-      std::swap(held, (*this)[kept]); // a swap keeps both strings' buffers
-    ++kept;
-  }
-  size_ = kept;
-}
-
 void TaskState::discard_entries_from(std::size_t depth) {
   for (std::size_t d = depth; d < entries_top_; ++d) {
     if (entries_[d].open) {
@@ -131,8 +75,18 @@ void TaskState::note_emitted(std::uint64_t seq) {
       begin.emitted = true;
 }
 
-std::size_t TaskState::expire(Nanos cutoff) {
-  std::size_t dropped = held.expire(cutoff);
+std::size_t TaskState::heap_bytes() const {
+  std::size_t bytes =
+      entries_.capacity() * sizeof(OpenEntry) + begins_.capacity() * sizeof(OpenBegin);
+  for (const OpenEntry& entry : entries_)
+    bytes += entry.name.capacity() + entry.line.capacity();
+  for (const OpenBegin& begin : begins_)
+    bytes += begin.instance.capacity() + begin.line.capacity();
+  return bytes;
+}
+
+std::size_t TaskState::expire_open(Nanos cutoff) {
+  std::size_t dropped = 0;
   for (OpenBegin& begin : begins_) {
     if (begin.open && begin.ts < cutoff) {
       close_begin(begin);

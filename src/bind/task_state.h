@@ -1,10 +1,11 @@
-// TaskState: what the binder keeps for one task between lines: the
-// tracepoint lines it holds until a span claims them, its open graph entries
-// by depth, and its open pair begins. Every string here is reused from line to
-// line (assign() keeps its capacity), so holding a line costs a copy, not an
-// allocation, once a task is warm.
+// TaskState: what the binder keeps for one task between lines: the list of
+// tracepoint lines it holds (in the binder's HeldStore) until a span claims
+// them, its open graph entries by depth, and its open pair begins. A task that
+// holds nothing and has nothing open owns no buffer. The strings of entries
+// and begins are reused from line to line (assign() keeps their capacity).
 #pragma once
 
+#include "bind/held_store.h"
 #include "util/duration.h"
 
 #include <cstdint>
@@ -13,53 +14,6 @@
 #include <vector>
 
 namespace allocwatch {
-
-// A small number per event name the binder knows, assigned when it builds its
-// tables, so that held lines and claim sets never compare names.
-using EventId = std::uint32_t;
-
-struct HeldLine {
-  Nanos ts = 0;
-  std::uint64_t seq = 0; // input line number: tells the lines apart
-  EventId event = 0;
-  bool claimed = false; // marked by a span, removed once its incident is out
-  std::string line;
-};
-
-// The held lines of one task, oldest first, in a ring whose slots (and their
-// strings) are reused. A task's lines arrive in timestamp order: trace_pipe
-// merges the per-cpu buffers by time.
-class HeldLines {
-public:
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  std::size_t capacity() const { return slots_.size(); }
-  HeldLine& operator[](std::size_t i) { return slots_[slot(i)]; }
-  const HeldLine& operator[](std::size_t i) const { return slots_[slot(i)]; }
-
-  // Appends a copy of `line`. When `cap` lines are held already, the oldest
-  // is dropped to make room. Returns how many lines were dropped (0 or 1; 1
-  // when cap is 0, as the new line itself cannot be kept).
-  std::size_t push(Nanos ts, std::uint64_t seq, EventId event, std::string_view line,
-                   std::size_t cap);
-  // Drops the oldest lines while their timestamp is before `cutoff`; returns
-  // how many.
-  std::size_t expire(Nanos cutoff);
-  // Removes the lines marked claimed, none of which is before line `first`;
-  // the others keep their order.
-  void remove_claimed(std::size_t first);
-
-private:
-  std::size_t slot(std::size_t i) const {
-    const std::size_t j = head_ + i;
-    return j < slots_.size() ? j : j - slots_.size();
-  }
-  void grow(std::size_t cap);
-
-  std::vector<HeldLine> slots_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
-};
 
 // A graph entry "f() {" whose return has not been read yet.
 struct OpenEntry {
@@ -86,10 +40,16 @@ public:
   // Deeper graph entries are not remembered (the kernel's own limit is lower).
   static constexpr std::uint16_t kMaxDepth = 128;
 
-  HeldLines held;
+  HeldList held;
+  // The newest timestamp of a graph line of this task at depth 0: when it
+  // was read, no call the task began before it was still running (see
+  // Binder::release).
+  Nanos outermost = -1;
 
   // True when the task holds nothing: it can be forgotten.
   bool idle() const { return held.empty() && open_entries_ == 0 && open_begins_ == 0; }
+  // Heap memory the task owns (its entries' and begins' buffers), for tests.
+  std::size_t heap_bytes() const;
 
   // Remembers the entry at `depth`, replacing any there, and discards deeper
   // ones: their returns will never come.
@@ -110,9 +70,14 @@ public:
   // An open begin claimed as a line by another span: mark it printed.
   void note_emitted(std::uint64_t seq);
 
-  // Drops held lines and open begins from before `cutoff` (returns how many:
-  // both count as dropped pending events) and forgets entries as old.
-  std::size_t expire(Nanos cutoff);
+  // Drops open begins from before `cutoff` (returns how many: they count as
+  // dropped pending events) and forgets entries as old.
+  std::size_t expire_open(Nanos cutoff);
+  // The begin of the binder's active pair number `pair`, or nullptr when it
+  // has none open.
+  const OpenBegin* open_begin_of(std::size_t pair) const {
+    return pair < begins_.size() && begins_[pair].open ? &begins_[pair] : nullptr;
+  }
 
 private:
   void discard_entries_from(std::size_t depth);

@@ -6,52 +6,6 @@
 
 using namespace allocwatch;
 
-namespace {
-std::vector<std::string> lines_of(const HeldLines& held) {
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < held.size(); ++i)
-    lines.push_back(held[i].line);
-  return lines;
-}
-using Lines = std::vector<std::string>;
-} // namespace
-
-TEST_CASE("held lines keep input order through wrap-around, growth and removal") {
-  HeldLines held;
-  std::uint64_t seq = 0;
-  auto push = [&](Nanos ts, std::size_t cap) {
-    ++seq;
-    return held.push(ts, seq, 0, "line " + std::to_string(ts), cap);
-  };
-  for (Nanos ts = 1; ts <= 8; ++ts)
-    CHECK(push(ts, 100) == 0);
-  CHECK(held.expire(4) == 3); // 1, 2, 3
-  for (Nanos ts = 9; ts <= 11; ++ts)
-    push(ts, 100); // wraps around the first 8 slots
-  CHECK(held.capacity() == 8);
-  push(12, 100); // grows
-  CHECK(held.capacity() == 16);
-  CHECK(lines_of(held) == Lines{"line 4", "line 5", "line 6", "line 7", "line 8", "line 9",
-                                "line 10", "line 11", "line 12"});
-  held[1].claimed = true;
-  held[4].claimed = true;
-  held[8].claimed = true;
-  held.remove_claimed(1);
-  CHECK(lines_of(held) == Lines{"line 4", "line 6", "line 7", "line 9", "line 10", "line 11"});
-  CHECK(held[1].seq == 6);
-}
-
-TEST_CASE("the cap drops the oldest held line") {
-  HeldLines held;
-  CHECK(held.push(1, 1, 0, "a", 2) == 0);
-  CHECK(held.push(2, 2, 0, "b", 2) == 0);
-  CHECK(held.push(3, 3, 0, "c", 2) == 1);
-  CHECK(lines_of(held) == Lines{"b", "c"});
-  HeldLines none;
-  CHECK(none.push(1, 1, 0, "a", 0) == 1);
-  CHECK(none.empty());
-}
-
 TEST_CASE("entries pair by depth; a return or a new entry discards deeper ones") {
   TaskState task;
   CHECK(task.idle());
@@ -88,11 +42,23 @@ TEST_CASE("begins open, replace and close; expire drops old ones") {
   CHECK(task.open_begin(task.begin(3), 200, 2, "inst", "start 2"));
   task.note_emitted(2);
   CHECK(task.begin(3).emitted);
-  CHECK(task.expire(150) == 0);
-  CHECK(task.expire(201) == 1);
+  CHECK(task.expire_open(150) == 0);
+  CHECK(task.expire_open(201) == 1);
   CHECK(task.idle());
-  task.held.push(5, 3, 0, "x", 10);
   task.open_entry(0, 5, "f", "f {");
-  CHECK(task.expire(6) == 1); // the held line; the entry is forgotten uncounted
+  CHECK(task.expire_open(6) == 0); // the entry is forgotten, uncounted
   CHECK(task.idle());
+}
+
+TEST_CASE("a task that held lines and has nothing open owns no buffer") {
+  HeldStore store(1 << 16);
+  TaskState task;
+  CHECK(task.heap_bytes() == 0);
+  store.push(task.held, 1, 1, 0, "a held line");
+  CHECK_FALSE(task.idle());
+  store.remove(task.held.oldest);
+  CHECK(task.idle());
+  CHECK(task.heap_bytes() == 0); // the line lived in the store, not in the task
+  CHECK(store.lines() == 0);
+  CHECK(store.held_bytes() == 0);
 }

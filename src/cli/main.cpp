@@ -66,6 +66,22 @@ private:
   ByteSource& input_;
 };
 
+// Live output is read as it comes (tail -f out.dat), so what was printed
+// goes out before each read of the trace, which waits when nothing is there:
+// every line is out as soon as allocwatch has read all there was to read,
+// in one write(2) per batch rather than one per line.
+class FlushBeforeRead : public ByteSource {
+public:
+  explicit FlushBeforeRead(ByteSource& input) : input_(input) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    std::cout.flush();
+    return input_.read(buf, n);
+  }
+
+private:
+  ByteSource& input_;
+};
+
 // The profile, with -t applied: held events must outlive the slowest call
 // reported, so a threshold beyond the profile's window is refused.
 Profile load_profile(const Options& options) {
@@ -298,8 +314,6 @@ int trace_live(const Options& options, const Profile& profile) {
   if (metrics.wanted())
     metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
-  // Live output is read as it comes (tail -f out.dat): flush every line.
-  std::cout << std::unitbuf;
   std::optional<Command> command;
   if (options.command)
     command.emplace(*options.command);
@@ -316,7 +330,8 @@ int trace_live(const Options& options, const Profile& profile) {
   if (!pipe)
     throw FatalError(pipe.error().message);
 
-  LineReader reader(**pipe);
+  FlushBeforeRead source(**pipe);
+  LineReader reader(source);
   if (save_fd >= 0)
     reader.set_tee(save_fd, *options.save);
   // Under systemd (Type=notify): the service is up once tracing is.

@@ -63,8 +63,9 @@ void input(Exposition& out, const MetricsSources& s) {
           "Events the kernel lost (its ring buffer was full), from its LOST lines.",
           s.run.lost_events);
   counter(out, "allocwatch_held_lines_dropped_total",
-          "Held tracepoint lines dropped over the bound before a span could claim them.",
-          s.run.pending_dropped);
+          "Held tracepoint lines dropped before a span could claim them (over the per-task "
+          "cap or the bound on all held lines).",
+          s.run.pending_dropped + s.run.held_dropped);
   counter(out, "allocwatch_metrics_file_errors_total",
           "Rewrites of the metrics file that failed (allocwatch goes on tracing).",
           s.metrics_file_errors);

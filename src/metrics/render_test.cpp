@@ -58,6 +58,7 @@ TEST_CASE("metrics: stalls by kind and comm, background apart, inner calls not a
   run.lines_read = 25963;
   run.lost_events = 600;
   run.pending_dropped = 3;
+  run.held_dropped = 4;
   const std::string text = render_metrics(
       MetricsSources{"0.1.0", "events", "watch", 100 * kMicro, stalls, shrinkers, run, 2});
   CHECK(has_line(
@@ -81,6 +82,6 @@ TEST_CASE("metrics: stalls by kind and comm, background apart, inner calls not a
   CHECK(has_line(text, "allocwatch_shrinker_calls_total{shrinker=\"super_cache_scan\"} 2"));
   CHECK(has_line(text, "allocwatch_trace_lines_read_total 25963"));
   CHECK(has_line(text, "allocwatch_events_lost_total 600"));
-  CHECK(has_line(text, "allocwatch_held_lines_dropped_total 3"));
+  CHECK(has_line(text, "allocwatch_held_lines_dropped_total 7"));
   CHECK(has_line(text, "allocwatch_metrics_file_errors_total 2"));
 }

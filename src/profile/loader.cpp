@@ -2,6 +2,7 @@
 
 #include "profile/known_events.h"
 #include "profile/nearest.h"
+#include "util/size.h"
 
 #include <algorithm>
 #include <cctype>
@@ -25,9 +26,9 @@ namespace {
 constexpr std::size_t kMaxProfileBytes = 1 << 20;
 
 constexpr std::string_view kProfileKeys[] = {
-    "description",    "threshold", "window",    "max_pending_per_task",
-    "buffer_size_kb", "functions", "events",    "bindings",
-    "pairs",          "stalls",    "background"};
+    "description",    "threshold",      "window",    "max_pending_per_task",
+    "max_held_bytes", "buffer_size_kb", "functions", "events",
+    "bindings",       "pairs",          "stalls",    "background"};
 constexpr std::string_view kBindingKeys[] = {"functions", "events"};
 constexpr std::string_view kPairKeys[] = {"name", "begin", "end", "claims", "shrinker", "modes"};
 constexpr std::string_view kStallKeys[] = {"kind", "functions", "pairs"};
@@ -345,13 +346,31 @@ private:
     return true;
   }
 
+  // Held lines need room for at least a few long lines; beyond 1 GiB the
+  // bound would not keep anything small.
+  bool read_held_bytes(const Fields& fields) {
+    const Entry* entry = find(fields, "max_held_bytes");
+    if (!entry)
+      return true;
+    std::string text;
+    if (!read_scalar(*entry, text))
+      return false;
+    Result<std::uint64_t> size = parse_size(text);
+    if (!size.ok())
+      return fail(entry->value.Mark(), "max_held_bytes: " + size.error().message);
+    if (*size < (64u << 10) || *size > (1u << 30))
+      return fail(entry->value.Mark(), "max_held_bytes must be from 64KiB to 1GiB, not " + text);
+    profile_.max_held_bytes = *size;
+    return true;
+  }
+
   bool check_numbers(const Fields& fields) {
     threshold_mark_ = window_mark_ = root_mark_;
     window_given_ = find(fields, "window") != nullptr;
     if (!read_duration(fields, "threshold", kMicro, profile_.threshold, threshold_mark_) ||
         !read_duration(fields, "window", kSecond, profile_.window, window_mark_) ||
         !read_count(fields, "max_pending_per_task", profile_.max_pending_per_task) ||
-        !read_count(fields, "buffer_size_kb", profile_.buffer_size_kb))
+        !read_held_bytes(fields) || !read_count(fields, "buffer_size_kb", profile_.buffer_size_kb))
       return false;
     // tracing_thresh is a whole number of microseconds, and 0 turns the
     // threshold off: below 1us the kernel would print every call.

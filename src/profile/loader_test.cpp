@@ -201,12 +201,20 @@ pairs:
   CHECK(profile.threshold == defaults.threshold);
   CHECK(profile.window == defaults.window);
   CHECK(profile.max_pending_per_task == defaults.max_pending_per_task);
+  CHECK(profile.max_held_bytes == 8u << 20);
   CHECK(profile.buffer_size_kb == defaults.buffer_size_kb);
   REQUIRE(profile.pairs.size() == 1);
   CHECK(profile.pairs[0].modes == std::vector<Mode>{Mode::Graph, Mode::Events});
   CHECK(profile.pairs[0].claims.empty());
   CHECK_FALSE(profile.pairs[0].shrinker);
   CHECK(profile.bindings.empty());
+}
+
+TEST_CASE("profile: max_held_bytes takes bytes or a binary unit") {
+  CHECK(load_ok("description: d\nmax_held_bytes: 4MiB\nfunctions: [f]\n").max_held_bytes ==
+        4u << 20);
+  CHECK(load_ok("description: d\nmax_held_bytes: 65536\nfunctions: [f]\n").max_held_bytes == 65536);
+  CHECK(load_ok("description: d\nmax_held_bytes: 1G\nfunctions: [f]\n").max_held_bytes == 1u << 30);
 }
 
 TEST_CASE("profile: a bare threshold is in microseconds, a bare window in seconds") {

@@ -74,6 +74,10 @@ struct Profile {
   Nanos threshold = 100 * kMicro;
   Nanos window = 10 * kSecond; // pending events older than this are dropped
   std::uint32_t max_pending_per_task = 4096;
+  // All tasks' held lines together, with their bookkeeping: the oldest go
+  // first when they fill it. The default keeps allocwatch's peak RSS under
+  // 16 MB with everything else it needs.
+  std::uint64_t max_held_bytes = std::uint64_t{8} << 20;
   std::uint32_t buffer_size_kb = 16384; // per cpu
   std::vector<FunctionSpec> functions;
   std::vector<EventSpec> events;

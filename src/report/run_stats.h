@@ -21,6 +21,13 @@ struct RunStats {
   // Held tracepoints dropped because a task held more than the per-task cap:
   // lines a slow call might have claimed, lost.
   std::uint64_t pending_dropped = 0;
+  // Held tracepoints dropped, oldest first, because all tasks' held lines
+  // filled the profile's max_held_bytes.
+  std::uint64_t held_dropped = 0;
+  // Held tracepoints released as soon as no span could claim them any more
+  // (not printed: nothing was lost).
+  std::uint64_t held_released = 0;
+  std::uint64_t max_held_bytes = 0;  // the bound, for the message
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth

@@ -1,0 +1,124 @@
+#!/bin/bash
+# make bench-live: what allocwatch costs live, in events mode, under the live
+# tests' kind of reclaim (three readers of a 300 MiB file in a 64 MiB memory
+# cgroup), beside `cat` reading an identical private tracefs instance's
+# trace_pipe (the same events, the same ring buffer size) at the same time.
+# Prints each one's user and system CPU seconds, peak RSS (VmHWM), lines and
+# the events the kernel lost for it, against the targets. Root only; takes
+# /tmp/allocwatch-live.lock itself; puts back everything it changes (the
+# instance, the cgroup, the data file) on every way out.
+#   scripts/bench-live.sh BUILD_DIR [PASSES]
+# Environment: ALLOCWATCH=path, PROFILE=path: another build and its profile;
+# THRESHOLD=50us.
+set -u
+build=${1:-build}
+passes=${2:-2} # reads of the file by each of the three readers
+cd "$(dirname "$0")/.." || exit 1
+bin=${ALLOCWATCH:-$build/allocwatch}
+profile=${PROFILE:-configs/default.yaml}
+threshold=${THRESHOLD:-50us} # the live tests'
+
+if [ "$(id -u)" != 0 ]; then
+  echo "bench-live: needs root (live tracing)" >&2
+  exit 1
+fi
+exec 9>/tmp/allocwatch-live.lock
+if ! flock -w 600 9; then
+  echo "bench-live: another live run holds /tmp/allocwatch-live.lock" >&2
+  exit 1
+fi
+
+T=/sys/kernel/tracing
+[ -d "$T/instances" ] || T=/sys/kernel/debug/tracing
+cgroups=/sys/fs/cgroup/memory
+tag=allocwatch-test-bench-$$
+cg=$cgroups/$tag
+inst=$T/instances/$tag
+data=/var/tmp/$tag.dat
+tmp=$(mktemp -d /tmp/allocwatch-bench-live.XXXXXX)
+readers=""
+
+cleanup() {
+  for p in $readers; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  if [ -d "$cg" ]; then
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      [ -z "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] && break
+      kill -9 $(cat "$cg/cgroup.procs") 2>/dev/null
+      sleep 0.2
+    done
+    rmdir "$cg"
+  fi
+  [ -d "$inst" ] && rmdir "$inst"
+  rm -rf "$data" "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# The events allocwatch's plan enables in events mode, and its buffer size.
+"$bin" --check --mode events -p "$profile" >"$tmp/plan" 2>/dev/null || {
+  echo "bench-live: allocwatch --check failed" >&2
+  exit 1
+}
+events=$(awk '$1 == "ok" && $2 ~ /\// { print $2 }' "$tmp/plan")
+buffer_kb=$(sed -n 's/^buffer: *\([0-9]*\) KB per cpu.*/\1/p' "$tmp/plan")
+
+mkdir "$inst" || exit 1
+echo "$buffer_kb" >"$inst/buffer_size_kb"
+for e in $events; do echo 1 >"$inst/events/$e/enable"; done
+
+dd if=/dev/zero of="$data" bs=1M count=300 oflag=direct status=none
+mkdir "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || exit 1
+
+# Both readers of the trace run until SIGINT; /usr/bin/time reports each.
+/usr/bin/time -f '%U %S %M' -o "$tmp/aw.time" \
+  "$bin" -p "$profile" --mode events -t "$threshold" >"$tmp/aw.out" 2>"$tmp/aw.err" &
+aw_time=$!
+/usr/bin/time -f '%U %S %M' -o "$tmp/cat.time" cat "$inst/trace_pipe" >"$tmp/cat.out" &
+cat_time=$!
+# allocwatch is ready once its instance is tracing.
+for _ in $(seq 100); do
+  grep -qs 1 "$T"/instances/allocwatch-*/tracing_on && break
+  sleep 0.1
+done
+sleep 0.5
+
+start=$(date +%s.%N)
+for r in 1 2 3; do
+  sh -c "echo \$\$ > $cg/cgroup.procs; i=0; while [ \$i -lt $passes ]; do
+    dd if=$data iflag=nocache count=0 status=none; cat $data > /dev/null; i=\$((i + 1)); done" &
+  readers="$readers $!"
+done
+wait $readers
+readers=""
+load=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+sleep 1 # let both drain
+
+# SIGINT ends allocwatch the normal way (its handler is its own); cat, run in
+# the background of a script, ignores SIGINT: it gets SIGTERM.
+aw_pid=$(pgrep -P "$aw_time")
+cat_pid=$(pgrep -P "$cat_time")
+[ -n "$aw_pid" ] && kill -INT "$aw_pid"
+[ -n "$cat_pid" ] && kill -TERM "$cat_pid"
+wait "$aw_time" "$cat_time" 2>/dev/null
+
+# The last line: a command ended by a signal has a line about it first.
+read -r aw_user aw_sys aw_rss < <(tail -n 1 "$tmp/aw.time")
+read -r cat_user cat_sys cat_rss < <(tail -n 1 "$tmp/cat.time")
+aw_lines=$(sed -n 's/^allocwatch: \([0-9]*\) lines read.*/\1/p' "$tmp/aw.err")
+aw_lost=$(sed -n 's/.* \([0-9]*\) events lost by the kernel.*/\1/p' "$tmp/aw.err")
+cat_lines=$(wc -l <"$tmp/cat.out")
+cat_lost=$(awk '/^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]/ { n += $3 } END { print n + 0 }' "$tmp/cat.out")
+
+echo "bench-live: $passes reads of a 300 MiB file by each of 3 readers in a 64 MiB memory"
+echo "cgroup, ${load}s; allocwatch -t $threshold --mode events beside cat of an identical instance"
+printf '%-11s %8s %8s %9s %9s %12s\n' "" "user s" "sys s" "VmHWM kB" lines "events lost"
+printf '%-11s %8s %8s %9s %9s %12s\n' allocwatch "$aw_user" "$aw_sys" "$aw_rss" "${aw_lines:-?}" "${aw_lost:-?}"
+printf '%-11s %8s %8s %9s %9s %12s\n' cat "$cat_user" "$cat_sys" "$cat_rss" "$cat_lines" "$cat_lost"
+verdict() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo met || echo MISSED; }
+echo
+echo "targets:"
+echo "  allocwatch user <= cat sys / 5:     $aw_user <= $(awk -v s="$cat_sys" 'BEGIN { printf "%.2f", s / 5 }')  $(verdict "$aw_user" "$(awk -v s="$cat_sys" 'BEGIN { print s / 5 }')")"
+echo "  allocwatch sys <= 1.5 x cat sys:    $aw_sys <= $(awk -v s="$cat_sys" 'BEGIN { printf "%.2f", s * 1.5 }')  $(verdict "$aw_sys" "$(awk -v s="$cat_sys" 'BEGIN { print s * 1.5 }')")"
+echo "  VmHWM <= 16384 kB:                  $aw_rss  $(verdict "$aw_rss" 16384)"
+echo "  events lost <= cat's:               ${aw_lost:-?} <= $cat_lost  $(verdict "${aw_lost:-0}" "$cat_lost")"
