@@ -2,10 +2,7 @@
 // saved trace or run a live session. Fatal errors are caught only here.
 #include "bind/binder.h"
 #include "cli/options.h"
-#include "cli/version.h"
-#include "metrics/publisher.h"
-#include "metrics/render.h"
-#include "metrics/stall_metrics.h"
+#include "metrics/run_metrics.h"
 #include "profile/search.h"
 #include "report/fanout_sink.h"
 #include "report/journal_sink.h"
@@ -116,63 +113,12 @@ struct RunCounts {
   ShrinkerStats shrinkers;
 };
 
-// The run's Prometheus metrics (--metrics-file, --listen): what counts the
-// stalls, and what publishes them. Inert when neither option is given.
-class RunMetrics {
-public:
-  RunMetrics(const Options& options, const Profile& profile, const RunCounts& counts)
-      : options_(options), profile_(profile), counts_(counts), stalls_(profile) {}
-
-  bool wanted() const { return options_.metrics_file || options_.listen; }
-  // Sees every incident, after the trace's output.
-  Sink& observer() { return stalls_; }
-
-  // Binds --listen and writes the file once, before tracing starts: a
-  // mistake in either ends the run now.
-  void start(std::optional<Mode> mode) {
-    mode_ = mode;
-    auto publisher = MetricsPublisher::start(
-        PublisherOptions{options_.metrics_file, options_.metrics_interval, options_.listen},
-        [this](std::uint64_t file_errors) { return render(file_errors); }, std::cerr,
-        options_.quiet || options_.input); // a replay's file is written once: nothing to say
-    if (!publisher)
-      throw FatalError(publisher.error().message);
-    publisher_ = std::move(*publisher);
-    next_rebalance_ = Clock::now() + kRebalanceInterval;
-  }
-  void set_mode(Mode mode) { mode_ = mode; }
-
-  // From the live loop, between reads: never waits.
-  void tick() {
-    const auto now = Clock::now();
-    publisher_->tick(now);
-    if (now >= next_rebalance_) {
-      stalls_.rebalance_comms();
-      next_rebalance_ = now + kRebalanceInterval;
-    }
-  }
-  // The final numbers to the file.
-  void finish() { publisher_->finish(); }
-
-private:
-  using Clock = MetricsPublisher::Clock;
-  // How often the busiest task names are reconsidered for their own series.
-  static constexpr std::chrono::minutes kRebalanceInterval{5};
-
-  std::string render(std::uint64_t file_errors) const {
-    return render_metrics(MetricsSources{kVersion, mode_ ? mode_name(*mode_) : "", profile_.name,
-                                         profile_.threshold, stalls_, counts_.shrinkers,
-                                         counts_.stats, file_errors});
-  }
-
-  const Options& options_;
-  const Profile& profile_;
-  const RunCounts& counts_;
-  StallMetrics stalls_;
-  std::optional<Mode> mode_;
-  std::unique_ptr<MetricsPublisher> publisher_;
-  Clock::time_point next_rebalance_;
-};
+// --metrics-file and --listen, for RunMetrics; none given: no metrics.
+std::optional<PublisherOptions> metrics_options(const Options& options) {
+  if (!options.metrics_file && !options.listen)
+    return std::nullopt;
+  return PublisherOptions{options.metrics_file, options.metrics_interval, options.listen};
+}
 
 // Every line of `reader` through the parser and the binder, the report to
 // stdout at the end: the same for a replay and a live run. `mode` unset:
@@ -207,15 +153,16 @@ int replay(const Options& options, const Profile& profile) {
   UntilStopSignal source(file);
   LineReader reader(source);
   RunCounts counts;
-  RunMetrics metrics(options, profile, counts);
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, options, counts,
-                                            metrics.wanted() ? &metrics.observer() : nullptr);
+                                            publish ? &metrics.observer() : nullptr);
   const RunStats& stats = counts.stats;
   if (fd != STDIN_FILENO)
     ::close(fd);
-  // A replay's metrics file holds its result, written once.
-  if (metrics.wanted())
-    metrics.start(mode);
+  // A replay's metrics file holds its result, written once: nothing to say.
+  if (publish)
+    metrics.start(*publish, mode, std::cerr, true);
   if (!options.quiet)
     stats.print(std::cerr);
   // Lines were read, and not one was a trace line of either form: the wrong
@@ -298,9 +245,9 @@ int trace_live(const Options& options, const Profile& profile) {
   if (options.watch)
     restore_after_crash(plan->tracing_dir);
   RunCounts counts;
-  RunMetrics metrics(options, profile, counts);
-  if (metrics.wanted())
-    metrics.start(plan->mode);
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  if (const auto publish = metrics_options(options))
+    metrics.start(*publish, plan->mode, std::cerr, options.quiet);
 
   int save_fd = -1;
   if (options.save) {
@@ -311,8 +258,7 @@ int trace_live(const Options& options, const Profile& profile) {
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
-  if (metrics.wanted())
-    metrics.set_mode(session.mode()); // graph mode may have fallen back to events
+  metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   std::optional<Command> command;
   if (options.command)
@@ -320,8 +266,7 @@ int trace_live(const Options& options, const Profile& profile) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.duration.value_or(0));
   auto should_stop = [&] {
-    if (metrics.wanted())
-      metrics.tick();
+    metrics.tick();
     return g_stop_signal != 0 || !std::cout.good() ||
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
@@ -339,13 +284,12 @@ int trace_live(const Options& options, const Profile& profile) {
   // The report is printed here, before restore(): at stop, tracing goes off,
   // the pipe drains, the report comes, then tracefs is put back.
   bind_all(reader, profile, session.mode(), options, counts,
-           metrics.wanted() ? &metrics.observer() : nullptr);
+           metrics.started() ? &metrics.observer() : nullptr);
   sd_notify(0, "STOPPING=1");
   const RunStats& stats = counts.stats;
   if (save_fd >= 0)
     ::close(save_fd);
-  if (metrics.wanted())
-    metrics.finish();
+  metrics.finish();
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (!options.quiet) {
