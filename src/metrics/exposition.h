@@ -10,6 +10,15 @@
 // chose; one invalid byte would make Prometheus refuse the whole scrape).
 // Durations go in as integer nanoseconds and come out as exact decimal
 // seconds: no floating point, no rounding.
+//
+// Why not prometheus-cpp (Debian's prometheus-cpp-dev 1.0.1): its pull
+// exposer is civetweb, a general web server with threads of its own, in a
+// process that runs as root and holds tracefs, and it adds its own
+// exposer_* metrics (latencies in microseconds) to every scrape; its core's
+// model is counters updated at each event, while these metrics are read
+// from aggregates the run keeps anyway, so only its text serializer would be
+// used, for civetweb, libcurl and zlib as build dependencies. This writer is
+// checked by promtool and by a real Prometheus in tests/fleet.
 #pragma once
 
 #include "util/duration.h"
