@@ -146,7 +146,8 @@ value() { sed -n "s/^$1 //p" "$tmp/soak.prom" | head -1; }
 lines=$(value allocwatch_trace_lines_read_total)
 lost=$(value allocwatch_events_lost_total)
 dropped=$(value allocwatch_held_lines_dropped_total)
-stalls=$(awk '/^allocwatch_stall_duration_seconds_count/ { n += $2 } END { print n + 0 }' "$tmp/soak.prom")
+background=$(awk '/^allocwatch_background_duration_seconds_count/ { n += $NF } END { print n + 0 }' "$tmp/soak.prom")
+stalls=$(awk '/^allocwatch_stall_duration_seconds_count/ { n += $NF } END { print n + 0 }' "$tmp/soak.prom")
 comms=$(grep -c '^allocwatch_stalls_total{kind="memcg reclaim"' "$tmp/soak.prom")
 records=$(wc -l <"$tmp/out")
 other=$(grep -cv '^{"type":"\(span\|lost\|shrinker\)"' "$tmp/out")
@@ -159,7 +160,7 @@ awk -v u="$cpu_user" -v s="$cpu_system" -v t="$ticks" -v d="$seconds" 'BEGIN {
   printf "soak: the watch used %.2f s user + %.2f s system CPU in %d s (%.3f %% of one CPU)\n",
     u / t, s / t, d, (u + s) / t * 100 / d }'
 echo "soak: RSS after the first minute $rss_minute kB, at the end $rss_end kB ($ratio %), highest $rss_max kB"
-echo "soak: $lines trace lines read, $stalls stalls, $records output records ($other not incident records), $lost events lost, $dropped held lines dropped"
+echo "soak: $lines trace lines read, $stalls stalls of tasks ($background of background tasks), $records output records ($other not incident records), $lost events lost, $dropped held lines dropped"
 echo "soak: memcg reclaim stalls in $comms comm series (at most 10 and other)"
 echo "soak: $scrapes_ok scrapes answered, $scrapes_failed failed; exit status $rc after SIGTERM"
 good=yes
