@@ -234,7 +234,12 @@ int trace_live(const Options& options, const Profile& profile) {
   plan_options.pid = options.pid;
   plan_options.tracing_dir = options.tracefs_dir.value_or("");
   plan_options.messages = messages;
-  auto plan = make_plan(profile, profile.threshold, options.mode, plan_options);
+  std::optional<Mode> mode = options.mode;
+  if (options.watch && !mode) {
+    mode = Mode::Events;
+    plan_options.events_reason = "--watch: tracepoints on the slow paths only";
+  }
+  auto plan = make_plan(profile, profile.threshold, mode, plan_options);
   if (!plan)
     throw FatalError(plan.error().message);
   if (options.check) {

@@ -40,7 +40,8 @@ void check_metrics_options(Options& o, const std::string& interval) {
 
 // What --watch means unless the command line says otherwise: the watch
 // profile, events mode (graph mode's cost is paid by every traced call, not
-// only the slow ones: see allocwatch(8)), and nothing that grows for weeks.
+// only the slow ones: see allocwatch(8); main forces it unless --mode is
+// given), and nothing that grows for weeks.
 void apply_watch_defaults(const CLI::App& app, Options& o, bool format_given) {
   if (o.input)
     throw CLI::ValidationError("--watch", "watches the live kernel; it cannot replay (-i)");
@@ -51,8 +52,6 @@ void apply_watch_defaults(const CLI::App& app, Options& o, bool format_given) {
     throw CLI::ValidationError("--watch", "runs for weeks: --save would grow without bound");
   if (app.count("--profile") == 0)
     o.profile = "watch";
-  if (!o.mode)
-    o.mode = Mode::Events;
   o.json = true;
 }
 
