@@ -148,10 +148,47 @@ def cmd_expected(jsonl):
         print(describe(key), value)
 
 
+def report_rows(jsonl):
+    """The stall report's rows, when the run wrote them (--format json):
+    {kind: (count, total_ns)} for tasks, and for background work."""
+    tasks, background = {}, {}
+    with open(jsonl, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            record = json.loads(line)
+            table = {"stall": tasks, "background": background}.get(record["type"])
+            if table is not None:
+                count, total = table.get(record["kind"], (0, 0))
+                table[record["kind"]] = (count + record["count"], total + record["total_ns"])
+    return tasks, background
+
+
+def agrees_with_report(samples, jsonl, where):
+    """The histograms' count and sum per kind equal the report's rows summed."""
+    tasks, background = report_rows(jsonl)
+    if not tasks and not background:
+        return True  # no report in this output
+    good = True
+    for family, rows in (("allocwatch_stall_duration_seconds", tasks),
+                         ("allocwatch_background_duration_seconds", background)):
+        for kind, (count, total_ns) in rows.items():
+            labels = frozenset({("kind", kind)})
+            got_count = samples.get((family + "_count", labels))
+            got_sum = samples.get((family + "_sum", labels))
+            if got_count != count or got_sum is None or not same(got_sum, total_ns / 1e9):
+                fail("%s: %s{kind=%r} count %s sum %s, the report says %d and %s s"
+                     % (where, family, kind, got_count, got_sum, count, total_ns / 1e9))
+                good = False
+    if good:
+        ok("%s: each kind's count and sum equal the stall report's rows (%s)"
+           % (where, ", ".join("%s=%d" % (k, c) for k, (c, _) in sorted(tasks.items()))))
+    return good
+
+
 def cmd_compare(metrics_file, jsonl):
     series, stalls = expected_series(jsonl)
     with open(metrics_file, encoding="utf-8") as f:
         samples = parse_exposition(f.read())
+    agrees_with_report(samples, jsonl, metrics_file)
     if compare(samples, series, metrics_file) and sums_by_comm(samples, stalls, metrics_file):
         kinds = ", ".join("%s=%d" % (k, len(v)) for k, v in sorted(stalls.items()))
         ok("%s: %d series equal to allocwatch's own records (stalls: %s)"
