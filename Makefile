@@ -9,12 +9,20 @@
 #   make e2e          graph mode on Debian's stock kernels under qemu
 #                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make soak         10 minutes of --watch under cycling reclaim (root; not in make test)
+#   make deb          the Debian package, in build/deb/ (debhelper), checked by lintian
+#   make deb-test     make deb, then install, run and remove it on this machine (root; CI)
+#   make install      PREFIX=/usr/local DESTDIR= (the binary, profiles, man pages, the
+#                     systemd unit and, unless one is there, /etc/default/allocwatch)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd looks for units in /usr/local/lib/systemd/system too; Debian's
+# package puts them in /lib/systemd/system (debian/rules).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+ENVFILE ?= /etc/default/allocwatch
 CXX ?= g++
-PKGS := libtracefs libtraceevent yaml-cpp
+PKGS := libtracefs libtraceevent yaml-cpp libsystemd
 
 ifeq ($(SAN),1)
 BUILD := build-san
@@ -51,7 +59,7 @@ FUZZ_HARNESSES := $(filter-out replay_main,$(basename $(notdir $(wildcard tests/
 FUZZ_REPLAYS := $(addprefix $(BUILD)/fuzz-replay-,$(FUZZ_HARNESSES))
 LIB := $(BUILD)/liballocwatch.a
 
-.PHONY: all deps test check run bench e2e install clean fuzz
+.PHONY: all deps test check run bench e2e soak deb deb-test install clean fuzz
 .PHONY: bench-live
 all: $(BIN)
 
@@ -83,7 +91,9 @@ deps:
 	@scripts/install-deps.sh build
 
 # The sub-make re-reads this file after deps, so pkg-config sees new packages.
+# The fleet set: Prometheus, node_exporter, debhelper for tests/fleet, tests/deb.
 test: deps
+	@scripts/install-deps.sh fleet
 	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS)
 	@$(MAKE) --no-print-directory check
 
@@ -114,12 +124,32 @@ e2e: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@scripts/vm-e2e.sh $(BIN) $(KERNELS)
 
+soak: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/soak.sh $(BIN)
+
+deb: deps
+	@scripts/install-deps.sh fleet
+	@scripts/make-deb.sh build/deb
+
+# make test has run the unit tests: the package build skips them here.
+deb-test: deps
+	@scripts/install-deps.sh fleet
+	@DEB_BUILD_OPTIONS=nocheck scripts/make-deb.sh build/deb >/dev/null
+	@scripts/deb-test.sh build/deb/allocwatch_*.deb
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/allocwatch
 	install -D -m 0644 man/allocwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/allocwatch.8
 	install -D -m 0644 man/allocwatch-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/allocwatch-profile.5
 	install -d $(DESTDIR)$(SHAREDIR)/profiles
 	install -m 0644 configs/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
+	# The unit names the binary and the settings where this install puts them.
+	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@ENVFILE@|$(ENVFILE)|g' \
+	  systemd/allocwatch.service.in > $(BUILD)/allocwatch.service
+	install -D -m 0644 $(BUILD)/allocwatch.service $(DESTDIR)$(SYSTEMDUNITDIR)/allocwatch.service
+	# The settings are the operator's: a file already there is kept.
+	[ -e $(DESTDIR)$(ENVFILE) ] || install -D -m 0644 systemd/allocwatch.default $(DESTDIR)$(ENVFILE)
 
 $(BUILD)/fuzz-replay-%: $(call obj,tests/fuzz/%.cpp tests/fuzz/replay_main.cpp) $(LIB)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@

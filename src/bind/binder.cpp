@@ -10,7 +10,10 @@ namespace {
 
 // Idle tasks are forgotten, and lines older than the window dropped from all
 // tasks, every this many lines: often enough to keep memory flat, rarely
-// enough that the walk over all tasks costs nothing per line.
+// enough that the walk over all tasks costs nothing per line. A trace that
+// is slow to come (a watch on a quiet machine: 65536 lines can take hours)
+// is also swept once per window of its own time, so that the tasks kept are
+// at most those of the last two windows, however long it runs.
 constexpr std::uint64_t kSweepEvery = 1u << 16;
 // Idle task states kept for reuse.
 constexpr std::size_t kSpareTasks = 64;
@@ -256,6 +259,10 @@ void Binder::feed(const Record& record) {
     use_mode(graph ? Mode::Graph : Mode::Events);
   }
   newest_ts_ = std::max(newest_ts_, record.ts);
+  if (newest_ts_ - swept_at_ts_ >= window_) {
+    sweep();
+    swept_at_ts_ = newest_ts_;
+  }
   if (record.kind == LineKind::Event) {
     on_event(record);
     return;

@@ -133,6 +133,7 @@ private:
 
   std::uint64_t seq_ = 0; // input line number of the record being fed
   Nanos newest_ts_ = 0;
+  Nanos swept_at_ts_ = 0; // newest_ts_ at the last sweep by trace time
   // Key: pid, or the cpu for pid 0 (each cpu has its own idle task) and for
   // lines without a pid.
   HeldStore store_; // before tasks_: the tasks' lists point into it

@@ -1134,3 +1134,22 @@ TEST_CASE("binder: an incident carries its span's stall kind and whether its tas
     CHECK(t.incident(1).kind.empty());
   }
 }
+
+TEST_CASE("a slow trace (a watch on a quiet machine) forgets idle tasks by its own time") {
+  Profile profile = test_profile();
+  profile.window = 10 * ms;
+  Trace t(100 * us, Mode::Events, profile);
+  std::size_t most_tasks = 0;
+  // 2000 short-lived tasks, one reclaim each, 1 ms apart: 6000 lines, far
+  // fewer than a sweep by line count waits for.
+  for (int i = 0; i < 2000; ++i) {
+    const Who who{5000 + i};
+    const Nanos ts = Nanos{i} * 1 * ms;
+    t.event(who, ts, "mm_vmscan_direct_reclaim_begin");
+    t.event(who, ts + 20 * us, "mm_vmscan_direct_reclaim_end");
+    most_tasks = std::max(most_tasks, t.binder.tasks());
+  }
+  // What two windows of trace time saw, at most.
+  CHECK(most_tasks <= 2 * 10 + 1);
+  CHECK(t.sink.incidents.empty());
+}

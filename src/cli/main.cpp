@@ -3,8 +3,10 @@
 #include "bind/binder.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
+#include "metrics/run_metrics.h"
 #include "profile/search.h"
 #include "report/fanout_sink.h"
+#include "report/journal_sink.h"
 #include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
@@ -28,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <sys/wait.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 #include <vector>
 
@@ -101,35 +104,54 @@ Profile load_profile(const Options& options) {
   return std::move(*profile);
 }
 
+// A watch whose stdout is the journal (a systemd service) sends each
+// incident as a structured entry; otherwise JSON Lines or the kernel's text.
 std::unique_ptr<Sink> make_sink(const Options& options) {
+  if (options.watch && stdout_is_journal())
+    return std::make_unique<JournalSink>(std::cout, std::cerr);
   if (options.json)
     return std::make_unique<JsonSink>(std::cout);
   return std::make_unique<TextSink>(std::cout);
 }
 
+// What a run counts: the binder writes it; the metrics, the status line and
+// the counts on stderr read it.
+struct RunCounts {
+  RunStats stats;
+  ShrinkerStats shrinkers;
+};
+
+// --metrics-file and --listen, for RunMetrics; none given: no metrics.
+std::optional<PublisherOptions> metrics_options(const Options& options) {
+  if (!options.metrics_file && !options.listen)
+    return std::nullopt;
+  return PublisherOptions{options.metrics_file, options.metrics_interval, options.listen};
+}
+
 // Every line of `reader` through the parser and the binder, to the trace
 // output on stdout and the run's observers, the same for a replay and a live
 // run: the status line first (it erases itself before a trace line prints),
-// the report and the timeline after the output. Returns the mode the binder
-// used (`mode` unset: taken from the input's line format); none if no trace
-// line came.
+// the report, the timeline and the metrics after the output. Returns the
+// mode the binder used (`mode` unset: taken from the input's line format);
+// none if no trace line came.
 std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-                             const Options& options, RunStats& stats, RunReport& report,
-                             StatusLine* status) {
-  ShrinkerStats shrinkers;
+                             const Options& options, RunCounts& counts, RunReport& report,
+                             StatusLine* status, Sink* metrics) {
   const std::unique_ptr<Sink> output = make_sink(options);
   FanoutSink sinks;
   if (status != nullptr)
     sinks.add(*status);
   sinks.add(*output);
   report.observe(sinks);
-  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, shrinkers, stats);
+  if (metrics != nullptr)
+    sinks.add(*metrics);
+  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, counts.shrinkers,
+                counts.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
-  if (options.json)
-    report.write_json(std::cout);
+  report.write_json(std::cout);
   return binder.mode();
 }
 
@@ -149,11 +171,17 @@ int replay(const Options& options, const Profile& profile) {
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
-  RunStats stats;
-  const std::optional<Mode> mode =
-      bind_all(reader, profile, std::nullopt, options, stats, report, nullptr);
+  RunCounts counts;
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  const std::optional<PublisherOptions> publish = metrics_options(options);
+  const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, options, counts, report,
+                                            nullptr, publish ? &metrics.observer() : nullptr);
+  const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
     ::close(fd);
+  // A replay's metrics file holds its result, written once: nothing to say.
+  if (publish)
+    metrics.start(*publish, mode, std::cerr, true);
   report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet)
     stats.print(std::cerr);
@@ -218,6 +246,19 @@ std::optional<StatusLine> make_status_line(const Options& options, const Profile
   return std::make_optional<StatusLine>(std::cerr, stats, report.stalls(), std::move(status));
 }
 
+// A watch restarted after a crash (Restart=on-failure) first puts back what
+// the crashed run left in tracefs, from its journal; a journal of a run
+// that is still alive is left to Session::start() to refuse.
+void restore_after_crash(const std::string& tracing_dir) {
+  auto journals = list_journals(kDefaultJournalDir);
+  if (!journals || journals->empty())
+    return;
+  if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
+      !restored)
+    throw FatalError("cannot put back what an earlier run left in tracefs: " +
+                     restored.error().message);
+}
+
 int trace_live(const Options& options, const Profile& profile) {
   std::ostream* messages = options.quiet ? nullptr : &std::cerr;
   // --check where no kernel can be asked checks the profile alone.
@@ -237,13 +278,25 @@ int trace_live(const Options& options, const Profile& profile) {
   plan_options.pid = options.pid;
   plan_options.tracing_dir = options.tracefs_dir.value_or("");
   plan_options.messages = messages;
-  auto plan = make_plan(profile, profile.threshold, options.mode, plan_options);
+  std::optional<Mode> mode = options.mode;
+  if (options.watch && !mode) {
+    mode = Mode::Events;
+    plan_options.events_reason = "--watch: tracepoints on the slow paths only";
+  }
+  auto plan = make_plan(profile, profile.threshold, mode, plan_options);
   if (!plan)
     throw FatalError(plan.error().message);
   if (options.check) {
     print_plan(*plan, std::cout);
     return 0;
   }
+
+  if (options.watch)
+    restore_after_crash(plan->tracing_dir);
+  RunCounts counts;
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  if (const auto publish = metrics_options(options))
+    metrics.start(*publish, plan->mode, std::cerr, options.quiet);
 
   std::unique_ptr<OutputFile> saved;
   if (options.save) {
@@ -256,13 +309,14 @@ int trace_live(const Options& options, const Profile& profile) {
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
+  metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   std::optional<Command> command;
   if (options.command)
     command.emplace(*options.command);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::nanoseconds(options.duration.value_or(0));
-  RunStats stats;
+  const RunStats& stats = counts.stats;
   std::optional<StatusLine> status = make_status_line(options, profile, stats, report);
   // What the run does now and then while it waits for lines.
   Periodic periodic;
@@ -270,6 +324,7 @@ int trace_live(const Options& options, const Profile& profile) {
     periodic.add([&status](Periodic::Clock::time_point now) { status->update(now); });
   auto should_stop = [&] {
     periodic.run(Periodic::Clock::now());
+    metrics.tick();
     return g_stop_signal != 0 || !std::cout.good() ||
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
@@ -281,12 +336,17 @@ int trace_live(const Options& options, const Profile& profile) {
   FlushBeforeRead source(**pipe);
   LineReader reader(source);
   reader.set_tee(saved.get());
+  // Under systemd (Type=notify): the service is up once tracing is.
+  sd_notify(0, "READY=1");
   // The trace's end (shrinker totals, JSON report records) is printed here,
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
-  bind_all(reader, profile, session.mode(), options, stats, report, status ? &*status : nullptr);
+  bind_all(reader, profile, session.mode(), options, counts, report, status ? &*status : nullptr,
+           metrics.started() ? &metrics.observer() : nullptr);
+  sd_notify(0, "STOPPING=1");
   if (status)
     status->erase();
+  metrics.finish();
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (saved)

@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include "cli/version.h"
+#include "metrics/metrics_server.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -20,6 +21,40 @@ std::optional<Nanos> to_duration(const std::string& text, Nanos bare_unit, const
   return *parsed;
 }
 
+// --metrics-interval needs --metrics-file; --listen must parse (its
+// address is taken again, checked, when the server starts).
+void check_metrics_options(Options& o, const std::string& interval) {
+  if (!interval.empty()) {
+    if (!o.metrics_file)
+      throw CLI::ValidationError("--metrics-interval", "is the period of --metrics-file");
+    o.metrics_interval = *to_duration(interval, kSecond, "--metrics-interval");
+  }
+  if (o.listen) {
+    if (auto address = parse_listen_address(*o.listen); !address)
+      throw CLI::ValidationError("--listen", address.error().message);
+  }
+  if (o.input && o.listen)
+    throw CLI::ValidationError("--listen", "serves metrics while tracing live; a replay (-i) "
+                                           "ends at once (--metrics-file keeps its result)");
+}
+
+// What --watch means unless the command line says otherwise: the watch
+// profile, events mode (graph mode's cost is paid by every traced call, not
+// only the slow ones: see allocwatch(8); main forces it unless --mode is
+// given), and nothing that grows for weeks.
+void apply_watch_defaults(const CLI::App& app, Options& o, bool format_given) {
+  if (o.input)
+    throw CLI::ValidationError("--watch", "watches the live kernel; it cannot replay (-i)");
+  if (format_given)
+    throw CLI::ValidationError("--watch", "writes each stall as a JSON record (a journal "
+                                          "entry under systemd): --format is not for it");
+  if (o.save)
+    throw CLI::ValidationError("--watch", "runs for weeks: --save would grow without bound");
+  if (app.count("--profile") == 0)
+    o.profile = "watch";
+  o.json = true;
+}
+
 } // namespace
 
 ParsedOptions parse_options(int argc, const char* const* argv) {
@@ -37,7 +72,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
              "Exit status: 0 done (also after Ctrl-C), 1 error (also output that could not be\n"
              "written: stdout, --save), 2 bad usage or profile. See allocwatch(8).");
 
-  std::string threshold, duration, mode, format;
+  std::string threshold, duration, mode, format, metrics_interval;
   app.add_option("-t,--threshold", threshold,
                  "Report calls that took at least DUR (134us, 1.5ms, 500ns, 2s; bare number: us). "
                  "Default: the profile's")
@@ -75,6 +110,19 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--tracefs", o.tracefs_dir,
                  "Use the tracefs at DIR (default: found in /proc/mounts, mounted if missing)")
       ->type_name("DIR");
+  app.add_flag("--watch", o.watch,
+               "Run for weeks as a service: events mode and the watch profile unless given, "
+               "each stall as a JSON record (a journal entry under systemd)");
+  app.add_option("--metrics-file", o.metrics_file,
+                 "Keep Prometheus metrics in FILE (node_exporter's textfile collector), "
+                 "rewritten whole every --metrics-interval")
+      ->type_name("FILE");
+  app.add_option("--metrics-interval", metrics_interval,
+                 "How often --metrics-file is rewritten (default: 15s; bare number: seconds)")
+      ->type_name("DUR");
+  app.add_option("--listen", o.listen,
+                 "Serve Prometheus metrics at http://ADDR:PORT/metrics (a bare PORT: 127.0.0.1)")
+      ->type_name("[ADDR:]PORT");
   app.add_flag("--check", o.check,
                "Validate the profile against this kernel, print the plan, change nothing");
   app.add_flag("--list-profiles", o.list_profiles, "List the profiles found and what each is for");
@@ -93,6 +141,9 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     o.json = format == "json";
     if (!mode.empty())
       o.mode = mode == "graph" ? Mode::Graph : Mode::Events;
+    check_metrics_options(o, metrics_interval);
+    if (o.watch)
+      apply_watch_defaults(app, o, !format.empty());
     if (o.input && (o.command || o.pid || o.save || o.duration || o.mode || o.check))
       throw CLI::ValidationError("--input",
                                  "a replay (-i) cannot take -c, --pid, --save, --duration, "

@@ -23,6 +23,12 @@ struct Options {
   std::optional<std::string> report;      // --report FILE: the stall report, all rows
   std::optional<std::string> timeline;    // --timeline FILE: Chrome trace-event JSON
   bool json = false;                      // --format json
+  // --watch: the always-on agent (events mode and the watch profile unless
+  // given, incidents as JSON records or journal entries, no --save).
+  bool watch = false;
+  std::optional<std::string> metrics_file; // --metrics-file FILE
+  Nanos metrics_interval = 15 * kSecond;   // --metrics-interval
+  std::optional<std::string> listen;       // --listen [ADDR:]PORT, checked by parse_listen_address
   bool check = false;
   bool list_profiles = false;
   bool restore = false;

@@ -1,5 +1,6 @@
 #include "cli/run_report.h"
 
+#include "report/journal_sink.h"
 #include "report/shrinker_stats.h"
 #include "report/stall_report.h"
 #include "util/result.h"
@@ -20,7 +21,9 @@ std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) 
 } // namespace
 
 RunReport::RunReport(const Options& options, const Profile& profile)
-    : options_(options), profile_(profile), stalls_(StallStats::Limits{.window = profile.window}),
+    : options_(options), profile_(profile),
+      json_records_(options.json && !(options.watch && stdout_is_journal())),
+      stalls_(StallStats::Limits{.window = profile.window}),
       report_file_(open_output(options.report)), timeline_file_(open_output(options.timeline)) {
   if (timeline_file_)
     timeline_.emplace(timeline_file_->stream(), profile.window);
@@ -33,12 +36,13 @@ void RunReport::observe(FanoutSink& sinks) {
 }
 
 void RunReport::write_json(std::ostream& out) const {
-  write_report_json(out, stalls_);
+  if (json_records_)
+    write_report_json(out, stalls_);
 }
 
 void RunReport::finish(std::ostream& err, bool err_is_terminal) {
   ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background};
-  if (!options_.json && !options_.quiet) {
+  if (!json_records_ && !options_.quiet) {
     if (!err_is_terminal)
       text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(err, stalls_, text);

@@ -1,6 +1,8 @@
 // RunReport: what a run reports besides the trace lines: the stall report
 // (text on stderr in text mode, all of it with --report FILE, JSON records
-// after the spans in --format json) and the --timeline file. Its files are
+// after the spans in --format json; text on stderr again for a watch whose
+// stdout is the journal, which takes incidents, not report records) and the
+// --timeline file. Its files are
 // opened when it is made, so that a path that cannot be written fails
 // before tracing starts; every write error is told at the end (exit 1).
 #pragma once
@@ -28,7 +30,7 @@ public:
   const StallStats& stalls() const { return stalls_; }
 
   // After the last line, in --format json: the report's records, after the
-  // spans and shrinker totals.
+  // spans and shrinker totals (nothing when the journal is the output).
   void write_json(std::ostream& out) const;
   // At the very end: the text report on `err` (text mode, not -q; its top
   // rows only when `err_is_terminal`), the report file, the timeline closed.
@@ -38,6 +40,7 @@ public:
 private:
   const Options& options_;
   const Profile& profile_;
+  const bool json_records_; // the report goes out as JSON records, not text
   StallStats stalls_;
   std::unique_ptr<OutputFile> report_file_;
   std::unique_ptr<OutputFile> timeline_file_;

@@ -233,7 +233,7 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   std::optional<std::string> graph_refusal;
   const std::size_t chosen = plan.chosen_functions().size();
   if (forced == Mode::Events) {
-    graph_refusal = "--mode events";
+    graph_refusal = options.events_reason;
   } else if (std::find(tracers.begin(), tracers.end(), "function_graph") == tracers.end()) {
     graph_refusal =
         "this kernel has no function_graph tracer (available: " + join(tracers, " ") + ")";

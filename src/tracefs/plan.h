@@ -65,6 +65,8 @@ struct PlanOptions {
   // Where the chosen mode, its reason and the warnings are said as they are
   // found; nullptr says nothing (they stay in Plan::mode_reason and ::warnings).
   std::ostream* messages = &std::cerr;
+  // Why events mode, when it is forced (--mode events, or --watch).
+  std::string events_reason = "--mode events";
 };
 
 // Finds the system's tracefs (mounting it at /sys/kernel/tracing if no

@@ -1,0 +1,85 @@
+#include "metrics/render.h"
+
+namespace allocwatch {
+
+namespace {
+
+using Type = Exposition::Type;
+
+void info(Exposition& out, const MetricsSources& s) {
+  out.family("allocwatch_info", Type::Gauge,
+             "allocwatch's version, tracing mode (events or graph) and profile; always 1.");
+  out.sample("allocwatch_info", {{"version", s.version}, {"mode", s.mode}, {"profile", s.profile}},
+             1);
+  out.family("allocwatch_threshold_seconds", Type::Gauge,
+             "The threshold: spans at least this long are stalls, counted below.");
+  out.sample_seconds("allocwatch_threshold_seconds", {}, s.threshold);
+}
+
+void stalls(Exposition& out, const StallMetrics& stalls) {
+  out.family("allocwatch_stall_duration_seconds", Type::Histogram,
+             "Stalls at or above the threshold, by kind (tasks other than the background ones).");
+  for (const StallMetrics::Kind& kind : stalls.kinds())
+    out.histogram("allocwatch_stall_duration_seconds", {{"kind", kind.name}}, kind.stalls);
+  out.family("allocwatch_background_duration_seconds", Type::Histogram,
+             "Spans at or above the threshold of the background tasks (kswapd, kcompactd), by "
+             "kind.");
+  for (const StallMetrics::Kind& kind : stalls.kinds())
+    out.histogram("allocwatch_background_duration_seconds", {{"kind", kind.name}}, kind.background);
+  out.family("allocwatch_stalls_total", Type::Counter,
+             "Stalls at or above the threshold, by kind and task name: the busiest task names "
+             "have a series each, the rest are comm=\"other\".");
+  for (const StallMetrics::Kind& kind : stalls.kinds()) {
+    for (const TopComms::Series& series : kind.comms.series())
+      out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", series.comm}},
+                 series.total);
+    out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", TopComms::kOther}},
+               kind.comms.other());
+  }
+}
+
+void shrinkers(Exposition& out, const ShrinkerStats& shrinkers) {
+  const std::vector<ShrinkerSummary> summary = shrinkers.summary();
+  out.family("allocwatch_shrinker_seconds_total", Type::Counter,
+             "Time spent in each shrinker, over every call (mm_shrink_slab_start/end pairs).");
+  for (const ShrinkerSummary& s : summary)
+    out.sample_seconds("allocwatch_shrinker_seconds_total", {{"shrinker", s.symbol}},
+                       s.totals.total);
+  out.family("allocwatch_shrinker_calls_total", Type::Counter, "Calls of each shrinker.");
+  for (const ShrinkerSummary& s : summary)
+    out.sample("allocwatch_shrinker_calls_total", {{"shrinker", s.symbol}}, s.totals.calls);
+}
+
+void counter(Exposition& out, std::string_view name, std::string_view help, std::uint64_t value) {
+  out.family(name, Type::Counter, help);
+  out.sample(name, {}, value);
+}
+
+void input(Exposition& out, const MetricsSources& s) {
+  counter(out, "allocwatch_trace_lines_read_total", "Trace lines read.", s.run.lines_read);
+  counter(out, "allocwatch_trace_lines_malformed_total",
+          "Trace lines not understood (counted and skipped).", s.run.lines_malformed);
+  counter(out, "allocwatch_events_lost_total",
+          "Events the kernel lost (its ring buffer was full), from its LOST lines.",
+          s.run.lost_events);
+  counter(out, "allocwatch_held_lines_dropped_total",
+          "Held tracepoint lines dropped before a span could claim them (over the per-task "
+          "cap or the bound on all held lines).",
+          s.run.pending_dropped + s.run.held_dropped);
+  counter(out, "allocwatch_metrics_file_errors_total",
+          "Rewrites of the metrics file that failed (allocwatch goes on tracing).",
+          s.metrics_file_errors);
+}
+
+} // namespace
+
+std::string render_metrics(const MetricsSources& sources) {
+  Exposition out;
+  info(out, sources);
+  stalls(out, sources.stalls);
+  shrinkers(out, sources.shrinkers);
+  input(out, sources);
+  return out.text();
+}
+
+} // namespace allocwatch

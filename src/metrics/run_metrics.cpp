@@ -1,0 +1,43 @@
+#include "metrics/run_metrics.h"
+
+#include "cli/version.h"
+#include "metrics/render.h"
+#include "tracefs/plan.h"
+#include "util/result.h"
+
+namespace allocwatch {
+
+void RunMetrics::start(const PublisherOptions& options, std::optional<Mode> mode,
+                       std::ostream& messages, bool quiet) {
+  mode_ = mode;
+  auto publisher = MetricsPublisher::start(
+      options, [this](std::uint64_t file_errors) { return render(file_errors); }, messages, quiet);
+  if (!publisher)
+    throw FatalError(publisher.error().message);
+  publisher_ = std::move(*publisher);
+  next_rebalance_ = Clock::now() + kRebalanceInterval;
+}
+
+void RunMetrics::tick() {
+  if (!publisher_)
+    return;
+  const auto now = Clock::now();
+  publisher_->tick(now);
+  if (now >= next_rebalance_) {
+    stalls_.rebalance_comms();
+    next_rebalance_ = now + kRebalanceInterval;
+  }
+}
+
+void RunMetrics::finish() {
+  if (publisher_)
+    publisher_->finish();
+}
+
+std::string RunMetrics::render(std::uint64_t file_errors) const {
+  return render_metrics(MetricsSources{kVersion, mode_ ? mode_name(*mode_) : "", profile_.name,
+                                       profile_.threshold, stalls_, shrinkers_, stats_,
+                                       file_errors});
+}
+
+} // namespace allocwatch

@@ -1,0 +1,40 @@
+#include "metrics/stall_metrics.h"
+
+#include <algorithm>
+
+namespace allocwatch {
+
+StallMetrics::StallMetrics(const Profile& profile) {
+  for (const StallKind& stall : profile.stalls)
+    kind(stall.kind);
+}
+
+StallMetrics::Kind& StallMetrics::kind(std::string_view name) {
+  auto found =
+      std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) { return k.name == name; });
+  if (found != kinds_.end())
+    return *found;
+  kinds_.push_back(Kind{std::string(name), {}, {}, TopComms{kTopComms}});
+  return kinds_.back();
+}
+
+void StallMetrics::incident(const Incident& incident) {
+  // Not a stall (a call inside one), or a span with no time of its own.
+  if (incident.kind.empty() || incident.start < 0 || incident.end < incident.start)
+    return;
+  Kind& k = kind(incident.kind);
+  const Nanos duration = incident.end - incident.start;
+  if (incident.background) {
+    k.background.add(duration);
+    return;
+  }
+  k.stalls.add(duration);
+  k.comms.add(incident.comm);
+}
+
+void StallMetrics::rebalance_comms() {
+  for (Kind& k : kinds_)
+    k.comms.rebalance();
+}
+
+} // namespace allocwatch

@@ -1,0 +1,155 @@
+#include "report/journal_sink.h"
+
+#include "report/journal_fields.h"
+#include "report/json_sink.h"
+#include "report/shrinker_stats.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <sstream>
+#include <sys/stat.h>
+// Without it, every entry would name this file and line (CODE_FILE=...).
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+#include <vector>
+
+namespace allocwatch {
+
+namespace {
+
+// journalctl MESSAGE_ID=...: one ID per kind of entry (made with systemd-id128 new).
+constexpr std::string_view kStallId = "5e1fefd551e04db7b4321847c804a337";
+constexpr std::string_view kLostId = "742a14994dc6468a9fc0a5d575d38284";
+constexpr std::string_view kShrinkerId = "891375134fee485094327826d896951f";
+
+int send_to_journald(std::span<const iovec> fields) {
+  return sd_journal_sendv(fields.data(), static_cast<int>(fields.size()));
+}
+
+// "12.345 ms": milliseconds, three decimals (a summary; the fields are exact).
+std::string short_ms(Nanos ns) {
+  std::string ms = format_ms(ns);
+  return ms.substr(0, ms.size() - 3) + " ms";
+}
+
+// Each line of `text`, without its newline.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    lines.push_back(text.substr(0, newline));
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+  }
+  return lines;
+}
+
+} // namespace
+
+bool stdout_is_journal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  if (stream == nullptr)
+    return false;
+  unsigned long long device = 0, inode = 0;
+  char end = 0;
+  if (std::sscanf(stream, "%llu:%llu%c", &device, &inode, &end) != 2)
+    return false;
+  struct stat st {};
+  return ::fstat(STDOUT_FILENO, &st) == 0 && st.st_dev == device && st.st_ino == inode;
+}
+
+int priority(const Incident& incident) {
+  if (incident.kind.empty())
+    return 7;
+  if (incident.background)
+    return 6;
+  const Nanos duration = incident.end - incident.start;
+  if (duration >= kSecond)
+    return 3;
+  if (duration >= 100 * kMilli)
+    return 4;
+  return 5;
+}
+
+std::string journal_message(const Incident& incident) {
+  const std::string task = std::string(incident.comm) + "-" + std::to_string(incident.pid);
+  const std::string took = short_ms(incident.end - incident.start);
+  const std::string span = incident.span.empty() ? "?" : std::string(incident.span);
+  if (incident.kind.empty())
+    return "slow " + span + " of " + took + " in " + task + " (inside a stall)";
+  if (incident.background)
+    return std::string(incident.kind) + " of " + took + " in background task " + task + " (" +
+           span + ")";
+  return std::string(incident.kind) + " stall of " + took + " in " + task + " (" + span + ")";
+}
+
+JournalSink::JournalSink(std::ostream& fallback, std::ostream& messages, Send send)
+    : fallback_(fallback), messages_(messages), send_(send ? std::move(send) : send_to_journald) {}
+
+std::string JournalSink::take_records() {
+  std::string text = records_.str();
+  records_.str({});
+  return text;
+}
+
+void JournalSink::incident(const Incident& incident) {
+  json_.incident(incident);
+  const std::string record = take_records();
+  send(lines_of(record).front(), journal_message(incident), priority(incident), kStallId);
+}
+
+void JournalSink::passthrough(std::string_view line, Nanos at) {
+  json_.passthrough(line, at);
+  const std::string record = take_records();
+  send(lines_of(record).front(), "the kernel lost events: " + std::string(line), 4, kLostId);
+}
+
+void JournalSink::finish(const ShrinkerStats& shrinkers) {
+  json_.finish(shrinkers);
+  // JsonSink writes one record per shrinker function, in summary()'s order.
+  const std::vector<ShrinkerSummary> summary = shrinkers.summary();
+  const std::string text = take_records();
+  const std::vector<std::string_view> lines = lines_of(text);
+  for (std::size_t i = 0; i < lines.size() && i < summary.size(); ++i) {
+    const ShrinkerTotals& t = summary[i].totals;
+    send(lines[i],
+         "shrinker " + std::string(summary[i].symbol) + ": " + short_ms(t.total) + " in " +
+             std::to_string(t.calls) + " calls, the longest " + short_ms(t.max),
+         6, kShrinkerId);
+  }
+  fallback_.flush();
+}
+
+void JournalSink::send(std::string_view record, const std::string& message, int priority,
+                       std::string_view message_id) {
+  std::vector<std::string> fields = {
+      "MESSAGE=" + message,
+      "PRIORITY=" + std::to_string(priority),
+      "MESSAGE_ID=" + std::string(message_id),
+      "SYSLOG_IDENTIFIER=allocwatch",
+  };
+  auto parsed = journal_fields(record);
+  if (!parsed) {
+    // JsonSink wrote it: a failure here is a bug; keep the record anyway.
+    messages_ << "allocwatch: " << parsed.error().message << "\n";
+    fallback_ << record << '\n';
+    return;
+  }
+  for (const JournalField& field : *parsed)
+    fields.push_back(field.name + "=" + field.value);
+  std::vector<iovec> iov;
+  iov.reserve(fields.size());
+  for (std::string& field : fields)
+    iov.push_back(iovec{field.data(), field.size()});
+  if (const int error = send_(iov); error < 0) {
+    if (failed_++ == 0)
+      messages_ << "allocwatch: cannot write to the journal (" << std::strerror(-error)
+                << "): incidents go to standard output as JSON Lines instead\n";
+    fallback_ << record << '\n';
+    return;
+  }
+  ++sent_;
+}
+
+} // namespace allocwatch
