@@ -1,7 +1,10 @@
 // libFuzzer harness: a byte stream through everything a replay does, the
 // LineReader (fed in pieces of sizes the input chooses), parse_line, the
-// Binder with one of the shipped profiles, and both sinks (text and JSON
-// Lines) behind a FanoutSink.
+// Binder with one of the shipped profiles, and every observer of a run
+// behind a FanoutSink: both trace sinks (text and JSON Lines), the journal
+// sink (to a fake journal), the stall statistics, the timeline and the
+// Prometheus metrics; at the end, the stall report as text and JSON and the
+// metrics' text, as a run writes them.
 //
 // The first bytes choose: the profile (configs/*.yaml, read from the
 // current directory at start) and the size of its held-line store, the
@@ -9,16 +12,23 @@
 // kMaxLineBytes is spliced in (one input in four at most, as it costs) (inputs are kept small; the
 // longest-line paths need a line of 64 KiB).
 #include "bind/binder.h"
+#include "metrics/render.h"
+#include "metrics/stall_metrics.h"
 #include "profile/loader.h"
 #include "report/fanout_sink.h"
+#include "report/journal_sink.h"
 #include "report/json_sink.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
+#include "report/stall_report.h"
+#include "report/stall_stats.h"
 #include "report/text_sink.h"
+#include "report/timeline_sink.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -101,12 +111,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   Pieces source(text, sizes);
   LineReader reader(source, chunk);
-  std::ostringstream text_out, json_out;
+  std::ostringstream text_out, json_out, journal_fallback, messages, timeline_out;
   TextSink text_sink(text_out);
   JsonSink json_sink(json_out);
+  // A fake journal that refuses one entry in eight: the fallback path too.
+  std::uint64_t entries = 0;
+  JournalSink journal_sink(journal_fallback, messages, [&](std::span<const iovec> fields) {
+    if (fields.empty())
+      std::abort();
+    return ++entries % 8 == 0 ? -ENOBUFS : 0;
+  });
+  StallStats stalls(StallStats::Limits{.window = profile.window});
+  TimelineSink timeline(timeline_out, profile.window);
+  StallMetrics metrics(profile);
   FanoutSink sinks;
   sinks.add(text_sink);
   sinks.add(json_sink);
+  sinks.add(journal_sink);
+  sinks.add(stalls);
+  sinks.add(timeline);
+  sinks.add(metrics);
   ShrinkerStats shrinkers;
   RunStats stats;
   Binder binder(profile, options, sinks, shrinkers, stats);
@@ -119,8 +143,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ++lines;
   }
   binder.finish();
-  std::ostringstream counts;
+  std::ostringstream counts, report;
   stats.print(counts);
+  write_report_text(report, stalls, ReportTextOptions{options.threshold, kTerminalReportRows, {}});
+  write_report_json(report, stalls);
+  const std::string exposition = render_metrics(
+      MetricsSources{"fuzz", "events", profile.name, options.threshold, metrics, shrinkers, stats});
+  if (exposition.empty())
+    std::abort();
   if (stats.lines_read != lines || stats.lines_malformed < reader.lines_cut())
     std::abort();
   return 0;
