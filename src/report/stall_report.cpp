@@ -1,7 +1,7 @@
 #include "report/stall_report.h"
 
 #include "report/json_text.h"
-#include "util/terminal_text.h"
+#include "util/escape.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,7 +26,7 @@ std::string ms(Nanos ns) {
 std::string task_name(const StallRow& row) {
   if (row.other)
     return std::string(kOtherTasks);
-  return terminal_text(row.comm) + '-' + std::to_string(row.pid);
+  return escaped(row.comm) + '-' + std::to_string(row.pid);
 }
 
 // A table of text cells, indented by two, two spaces between columns; `align`
@@ -79,7 +79,7 @@ void write_task_table(std::ostream& out, const std::vector<const StallRow*>& row
                       std::size_t max_rows) {
   Table table({"TASK", "KIND", "SPAN", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"}, "lllrrrr");
   write_rows(out, rows, max_rows, table, [&table](const StallRow& row) {
-    table.add({task_name(row), terminal_text(row.kind), terminal_text(row.span),
+    table.add({task_name(row), escaped(row.kind), escaped(row.span),
                std::to_string(row.durations.count()), ms(row.durations.total()),
                ms(row.durations.max()), ms(row.durations.percentile(99))});
   });
@@ -88,7 +88,7 @@ void write_task_table(std::ostream& out, const std::vector<const StallRow*>& row
 std::string background_names(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names)
-    text += (text.empty() ? "" : ", ") + terminal_text(name);
+    text += (text.empty() ? "" : ", ") + escaped(name);
   return text;
 }
 
@@ -158,8 +158,8 @@ void write_report_text(std::ostream& out, const StallStats& stats,
     out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
     Table table({"KIND", "ORDER", "GFP_FLAGS", "COUNT", "TOTAL_MS", "MAX_MS"}, "lrlrrr");
     write_rows(out, orders, options.max_rows, table, [&table](const OrderRow& row) {
-      table.add({terminal_text(row.kind), row.other ? "-" : std::to_string(row.order),
-                 row.other ? std::string(kOtherOrders) : terminal_text(row.gfp_flags),
+      table.add({escaped(row.kind), row.other ? "-" : std::to_string(row.order),
+                 row.other ? std::string(kOtherOrders) : escaped(row.gfp_flags),
                  std::to_string(row.count), ms(row.total), ms(row.max)});
     });
   }
@@ -177,7 +177,7 @@ void write_report_text(std::ostream& out, const StallStats& stats,
         std::snprintf(share, sizeof share, "%.1f%%",
                       100.0 * static_cast<double>(totals.shrinker_time) /
                           static_cast<double>(totals.total));
-      table.add({terminal_text(totals.kind), std::to_string(totals.count), ms(totals.total),
+      table.add({escaped(totals.kind), std::to_string(totals.count), ms(totals.total),
                  std::to_string(totals.pages_scanned), std::to_string(totals.pages_reclaimed),
                  ms(totals.shrinker_time), share});
     }
@@ -185,7 +185,7 @@ void write_report_text(std::ostream& out, const StallStats& stats,
   }
 
   for (const KindHistogram* kind : stats.histograms()) {
-    out << "allocwatch: latency of " << terminal_text(kind->kind) << " stalls ("
+    out << "allocwatch: latency of " << escaped(kind->kind) << " stalls ("
         << kind->histogram.count() << "), usecs:\n";
     write_histogram(out, kind->histogram);
   }

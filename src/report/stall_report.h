@@ -2,7 +2,7 @@
 // run, on stderr and with --report FILE) and for programs (JSON records after
 // the span records of --format json).
 //
-// Text, with every untrusted byte escaped for the terminal (util/terminal_text.h):
+// Text, with every untrusted byte escaped for the terminal (util/escape.h):
 //   allocwatch: stalls of 1ms or more, by task and kind, largest total first:
 //     TASK        KIND            SPAN               COUNT  TOTAL_MS  MAX_MS  P99_MS
 //     memhog-171  allocation      __alloc_pages        102  1234.567  88.215  61.000

@@ -1,6 +1,6 @@
 #include "report/status_line.h"
 
-#include "util/terminal_text.h"
+#include "util/escape.h"
 
 #include <cstdio>
 #include <ostream>
@@ -48,8 +48,8 @@ std::string StatusLine::text(Clock::time_point now) const {
       ", " + std::to_string(stats_.lines_read) + " lines, " + std::to_string(stalls_.stalls()) +
       " stalls of " + format_duration(options_.threshold) + " or more";
   if (const auto& worst = stalls_.worst())
-    text += ", worst " + terminal_text(worst->comm) + '-' + std::to_string(worst->pid) + ' ' +
-            terminal_text(worst->kind) + ' ' + ms_text(worst->duration);
+    text += ", worst " + escaped(worst->comm) + '-' + std::to_string(worst->pid) + ' ' +
+            escaped(worst->kind) + ' ' + ms_text(worst->duration);
   text += ", " + std::string(stats_.lost_uncounted ? "at least " : "") +
           std::to_string(stats_.lost_events) + " events lost";
   return text;
