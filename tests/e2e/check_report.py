@@ -206,7 +206,7 @@ def main():
         want = {pid: d for (k, pid), d in raw.stalls.items() if k == kind}
         have = {pid: r for (k, pid, span), r in rows.items() if k == kind and span == function}
         others = sorted({span for (k, _, span) in rows if k == kind and span != function})
-        result(bool(have), f"{kind} rows present ({len(have)} tasks; {len(want)} in the raw trace)")
+        result(bool(have), f"{kind} rows present ({len(have)} tasks; the raw trace has {len(want)})")
         wrong = []
         for pid in sorted(set(want) | set(have)):
             d = want.get(pid)
@@ -226,8 +226,8 @@ def main():
         expected = (t[0], ms(t[1]), t[2], t[3]) if t[0] else None
         r = reclaim.get(kind)
         result(r == expected,
-               f"{kind} in what slow reclaim got: {totals_text(r)}, the raw trace "
-               f"{totals_text(expected)}")
+               f"{kind} in what slow reclaim got is the raw trace's: {totals_text(expected)}"
+               + ("" if r == expected else f"; the report: {totals_text(r)}"))
         if kind == "direct reclaim":
             scanned, reclaimed = (r[2], r[3]) if r else (0, 0)
             if no_scan_events is None:
@@ -239,7 +239,7 @@ def main():
                        f"no {LRU_SCAN} in the raw trace ({raw.scan_lines}): {no_scan_events}")
                 result(reclaimed > 0, f"direct reclaim reclaimed pages ({reclaimed}; "
                        f"{scanned} scanned, none printed: {no_scan_events})")
-        summary.append(f"{kind.split()[0]} {stalls} ({len(want)} tasks"
+        summary.append(f"{kind.split()[0]} {stalls} ({len(want)} task{'' if len(want) == 1 else 's'}"
                        + (f"; {t[2]} scanned, {t[3]} reclaimed" if t[0] else "") + ")")
     print("summary: " + ", ".join(summary))
     sys.exit(1 if failures else 0)
