@@ -12,8 +12,10 @@
 # memory-pressure workload (tests/e2e/memstress.c), as the kernel boots and
 # with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
 # and captures a short raw trace with tracing_thresh 0. The host then checks
-# everything with its own checker (tests/e2e/check_trace.cpp) and prints a
-# table: kernel, run, mode, functions picked, spans per function, checks.
+# everything with its own checkers (tests/e2e/check_trace.cpp, and
+# tests/e2e/check_report.py for the stall report) and prints a table: kernel,
+# run, mode, functions picked, spans per function, the report's reclaim
+# stalls, checks.
 #
 # Results land in $(dirname BIN)/e2e/KERNEL/, the table in e2e/summary.txt.
 # Environment: E2E_SECONDS workload per run (20), E2E_TIMEOUT per boot (600),
@@ -60,6 +62,8 @@ workload_seconds=${E2E_SECONDS:-20}
 boot_timeout=${E2E_TIMEOUT:-600}
 mirror=${E2E_MIRROR:-http://deb.debian.org}
 threshold_us=100
+# Debian's python3, with python3-yaml (scripts/install-deps.sh).
+python=/usr/bin/python3
 
 log() { echo "e2e: $*"; }
 die() { echo "e2e: error: $*" >&2; exit 1; }
@@ -396,8 +400,8 @@ check() { # TEXT COMMAND...: ok when the command succeeds
 # Checks of one run, each a function of the run's directory (the guest's
 # results for it) that prints ok/FAIL lines through result() or check().
 # To check more of every run, add a function to this list.
-run_checks=(check_graph_mode check_output check_allocator_called check_replay check_statuses
-  check_restored check_no_journal)
+run_checks=(check_graph_mode check_output check_allocator_called check_replay check_stall_report
+  check_statuses check_restored check_no_journal)
 
 check_graph_mode() {
   check "allocwatch chose graph mode: $(head -n 1 "$1/err.txt" 2>/dev/null)" \
@@ -435,6 +439,63 @@ check_replay() {
     [ $status = 0 ]
   check "replaying raw.trace on the host prints what the guest run printed" \
     cmp -s "$1/out.txt" "$1/replay.out"
+}
+
+# The stall report the run wrote (--report report.txt, and on stderr),
+# against the raw trace by check_report.py, none of allocwatch's code: the
+# direct reclaim (try_to_free_pages) and memcg reclaim
+# (try_to_free_mem_cgroup_pages) rows of each task, their histograms, and
+# what that reclaim scanned and reclaimed. Then the host's replay of
+# raw.trace writes the same report, and its JSON report records are what
+# tests/report/derive_report.py derives from its span records.
+check_stall_report() {
+  local r=$1 status=0 why options=()
+  why=$(scan_events_missing "$r")
+  [ -z "$why" ] || options=(--no-scan-events "$why")
+  "$python" "$repo/tests/e2e/check_report.py" "${options[@]}" "$threshold_us" "$r/raw.trace" \
+    "$r/report.txt" "$r/err.txt" >"$r/report-check.log" 2>&1 || status=$?
+  local verdict text
+  while read -r verdict text; do
+    result "$verdict" "$text"
+  done < <(grep -E '^(ok|FAIL) ' "$r/report-check.log")
+  [ $status -le 1 ] || result FAIL "check_report.py could not check: $(tail -n 1 "$r/report-check.log")"
+  status=0
+  timeout 300 "$bin" -i "$r/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
+    --format json --report "$r/replay-report.txt" >"$r/replay.jsonl" 2>"$r/replay-json.err" ||
+    status=$?
+  check "replaying raw.trace on the host writes the same report (status $status)" \
+    same_report "$status" "$r/report.txt" "$r/replay-report.txt"
+  status=0
+  "$python" "$repo/tests/report/derive_report.py" "$repo/configs/default.yaml" "$r/replay.jsonl" \
+    >"$r/derive.log" 2>&1 || status=$?
+  check "the replay's JSON report records are what derive_report.py derives from its span records ($(tail -n 1 "$r/derive.log"))" \
+    [ $status = 0 ]
+}
+
+same_report() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }
+
+# Why this run's kernel prints no mm_vmscan_lru_shrink_inactive (nothing if
+# it does): MGLRU's evict_folios prints it since Linux 6.7 ("mm: multi-gen
+# LRU: reuse some legacy trace events"), and only shrink_inactive_list did
+# before.
+scan_events_missing() {
+  local release
+  release=$(cat "$1/../kernel")
+  if grep -q 'MGLRU on' "$1/label" &&
+    [ "$(printf '%s\n' 6.7 "${release%%-*}" | sort -V | head -n 1)" != 6.7 ]; then
+    echo "MGLRU on, and $release's evict_folios prints none (Linux 6.7 added it)"
+  fi
+}
+
+# The report's lines that say most: the heading and direct and memcg reclaim
+# rows of the stall table, and what reclaim got.
+show_report() {
+  [ -s "$1/report.txt" ] || return 0
+  echo "  stall report ($(wc -l <"$1/report.txt") lines in report.txt), its reclaim rows:"
+  awk '/^allocwatch: stalls of / { print; getline; print; on = 1; next }
+    /^allocwatch: what slow reclaim got/ { on = 2; print; next }
+    /^allocwatch: / { on = 0 }
+    on == 1 && /  (direct|memcg) reclaim  / || on == 2' "$1/report.txt" | sed 's/^/    /'
 }
 
 check_statuses() {
@@ -647,7 +708,7 @@ made_run() { grep -qx '/run 755 0' "$1" && grep -qx '/run/allocwatch 700 0' "$1"
 
 # --- one kernel ----------------------------------------------------------------
 
-summary=()   # rows: kernel|release|run|mode|picked|spans|checks
+summary=()   # rows: kernel|release|run|mode|picked|spans|report|checks
 timings=()
 skipped=()
 add_row() { summary+=("$(IFS='|'; echo "$*")"); }
@@ -667,6 +728,14 @@ spans_of() {
   echo "$out, shrink_slab pairs $n"
 }
 
+# report_of RUN_DIR: the report's direct and memcg reclaim stalls, as
+# check_report.py counted them in the raw trace.
+report_of() {
+  local s
+  s=$(sed -n 's/^summary: //p' "$1/report-check.log" 2>/dev/null)
+  echo "${s:--}"
+}
+
 run_kernel() {
   local k=$1 started=$SECONDS step=$SECONDS kwork=$work/$1
   local t_fetch t_guest t_checks
@@ -677,7 +746,7 @@ run_kernel() {
   if ! fetch_kernel "$k"; then
     log "SKIP $k: $skip_reason"
     skipped+=("$k: $skip_reason")
-    add_row "$k" "-" "SKIPPED" "-" "-" "$skip_reason" "-"
+    add_row "$k" "-" "SKIPPED" "-" "-" "$skip_reason" "-" "-"
     return
   fi
   prepare_kernel "$k"
@@ -711,7 +780,7 @@ run_kernel() {
     [ "$qemu_status" = 124 ] && why="timed out after $boot_timeout s"
     result FAIL "$k: the guest wrote no results ($why); console tail:"
     tail -n 30 "$console" | sed 's/^/  /'
-    add_row "$k" "$(cat "$kdir/release")" "-" "-" "-" "no results: $why" "$passed/$((passed + failed))"
+    add_row "$k" "$(cat "$kdir/release")" "-" "-" "-" "no results: $why" "-" "$passed/$((passed + failed))"
     timings+=("$k: fetch+unpack $t_fetch s, guest $t_guest s, no results")
     set -e
     return
@@ -725,20 +794,21 @@ run_kernel() {
     log "$k $run: $(cat "$r/$run/label")"
     sed 's/^/  /' "$r/$run/memstress.txt"
     echo "  memcg: $(tr '\n' ' ' <"$r/$run/memcg.events" 2>/dev/null)"
+    show_report "$r/$run"
     passed=0
     failed=0
     local fn
     for fn in "${run_checks[@]}"; do "$fn" "$r/$run"; done
     mode=$(sed -n 's/^allocwatch: \([a-z]*\) mode: .*/\1/p' "$r/$run/err.txt")
     add_row "$k" "$(cat "$r/kernel")" "$run: $(cat "$r/$run/label")" "${mode:-?}" "$picked" \
-      "$(spans_of "$r/$run" "$r")" "$passed/$((passed + failed))"
+      "$(spans_of "$r/$run" "$r")" "$(report_of "$r/$run")" "$passed/$((passed + failed))"
   done
   log "$k: the kernel's own checks"
   passed=0
   failed=0
   for fn in "${kernel_checks[@]}"; do "$fn" "$r" "$k" "$kdir"; done
   add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
-    "replay" "$picked" "-" "$passed/$((passed + failed))"
+    "replay" "$picked" "-" "-" "$passed/$((passed + failed))"
   set -e
   t_checks=$((SECONDS - step))
   timings+=("$k: fetch+unpack $t_fetch s, guest $t_guest s, host checks $t_checks s, total $((SECONDS - started)) s")
@@ -746,7 +816,7 @@ run_kernel() {
 
 # The table, columns padded to their widest cell.
 print_summary() {
-  printf '%s\n' "kernel|release|run|mode|functions picked|spans over ${threshold_us}us per function|checks" \
+  printf '%s\n' "kernel|release|run|mode|functions picked|spans over ${threshold_us}us per function|stall report: reclaim stalls (tasks; pages)|checks" \
     "${summary[@]}" | awk -F'|' '
     { n = NR; if (NF > nf) nf = NF
       for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }

@@ -15,7 +15,8 @@
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
 #   run-dir, formats/ (thresh-0 capture), restore/ (kill -9, then --restore),
 #   dmesg.txt; per run: label, tracefs.before/after, raw.trace, out.txt,
-#   err.txt, allocwatch.status, memstress.txt/.status, memcg.events, journals.
+#   err.txt, report.txt (the stall report, --report), allocwatch.status,
+#   memstress.txt/.status, memcg.events, journals.
 export PATH=/bin
 mount -t devtmpfs devtmpfs /dev
 # The initramfs has no /dev/console node, so the kernel could not give init
@@ -161,7 +162,8 @@ run_allocwatch() {
   rm -f /tmp/allocwatch.exited
   load_then_interrupt "$dir" &
   loader=$!
-  allocwatch -t 100us -p default --save "$dir/raw.trace" >"$dir/out.txt" 2>"$dir/err.txt"
+  allocwatch -t 100us -p default --save "$dir/raw.trace" --report "$dir/report.txt" \
+    >"$dir/out.txt" 2>"$dir/err.txt"
   echo $? >"$dir/allocwatch.status"
   touch /tmp/allocwatch.exited
   wait "$loader"

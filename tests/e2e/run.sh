@@ -1,7 +1,9 @@
 #!/bin/sh
-# Tests of e2e-check, the VM test's independent checker (the VM test itself
-# is `make e2e`): a small real-format trace, a correct output for it, and
-# outputs broken one way each, which the checker must reject for that reason.
+# Tests of the VM test's independent checkers (the VM test itself is
+# `make e2e`): e2e-check (check_trace.cpp) and the stall report's
+# check_report.py, each given a small real-format trace, a correct output for
+# it, and outputs broken one way each, which the checker must reject for that
+# reason.
 #   tests/e2e/run.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -75,6 +77,81 @@ case_ 'carried pair asked for and present' pass "$keep" "$keep" \
 case_ 'memcg reclaim asked for, none in the trace' 'try_to_free_mem_cgroup_pages returns' \
   "$keep" "$keep" \
   --carried try_to_free_mem_cgroup_pages:mm_vmscan_memcg_reclaim_begin:mm_vmscan_memcg_reclaim_end
+
+# The report checker (check_report.py): the fixture run's --report file and
+# stderr, each changed one way, against its raw trace (changed too, where a
+# case says so). case NAME EXPECT RAW_SED REPORT_SED [ERR_SED [OPTION...]]:
+# REPORT_SED changes the report in both files, ERR_SED stderr alone.
+python=/usr/bin/python3
+report_case() {
+  name=$1 expect=$2
+  sed "$3" fixtures/report-raw.trace >"$tmp/raw"
+  sed "$4" fixtures/report-good.txt >"$tmp/report"
+  sed "$4" fixtures/report-good.err | sed "${5:-}" >"$tmp/err"
+  shift 4
+  [ $# -gt 0 ] && shift
+  $python check_report.py "$@" 100 "$tmp/raw" "$tmp/report" "$tmp/err" >"$tmp/log" 2>&1
+  verdict "report checker: $name" "$expect" $?
+}
+# verdict NAME EXPECT STATUS: the checker's log in $tmp/log.
+verdict() {
+  if [ "$2" = pass ]; then
+    [ "$3" = 0 ] && ! grep -q '^FAIL' "$tmp/log"
+  else
+    [ "$3" = 1 ] && grep '^FAIL' "$tmp/log" | grep -qF "$2"
+  fi
+  if [ $? = 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $1 (expected: $2)"
+    sed 's/^/  | /' "$tmp/log"
+  fi
+}
+report_case correct pass "$keep" "$keep"
+report_case 'a return with its value (funcgraph-retval)' pass \
+  's|} /\* try_to_free_pages \*/|} /* try_to_free_pages = 0x28 */|' "$keep"
+report_case 'no report' 'the stall report is in the --report file' "$keep" \
+  '/^allocwatch: stalls/,/^allocwatch: reclaim/d'
+report_case 'stderr without the report' 'stderr holds the same report' "$keep" "$keep" \
+  '/^allocwatch: stalls/,/^  \[512, 1K)/d'
+report_case 'stderr cut to the top rows' 'stderr holds the same report' "$keep" "$keep" \
+  's/^  cat-300 .*/  ... 1 more rows (--report FILE has them all)/'
+report_case 'no direct reclaim rows' 'direct reclaim rows present' "$keep" \
+  '/direct reclaim  try_to/d'
+report_case 'no memcg rows' 'memcg reclaim rows present' "$keep" '/memcg reclaim   try_to/d'
+report_case 'top rows only, memcg cut' 'memcg reclaim rows present' "$keep" \
+  's/^  cat-300 .*/  ... 1 more rows (--report FILE has them all)/'
+report_case 'a count wrong' 'memcg reclaim rows equal' "$keep" \
+  's/\(try_to_free_mem_cgroup_pages *\)2/\13/'
+report_case 'a total wrong' 'direct reclaim rows equal' "$keep" \
+  's/\(try_to_free_pages *1 *\)2.001/\12.002/'
+report_case 'a row the trace has not' 'direct reclaim rows equal' "$keep" \
+  '/memhog-301  direct reclaim/p; s/memhog-301  direct reclaim/memhog-302  direct reclaim/'
+report_case 'direct reclaim under another span' 'direct reclaim rows equal' "$keep" \
+  '/memhog-301  direct reclaim/p; s/\(memhog-301  direct reclaim  \)try_to_free_pages/\1direct_reclaim   /'
+report_case 'a histogram short' 'memcg reclaim histogram counts' "$keep" \
+  's/^\(  \[512, 1K)  *\)1 |/\10 |/'
+report_case 'no direct reclaim in what reclaim got' 'direct reclaim in what slow reclaim got' \
+  "$keep" '/^  direct reclaim   *1  /d'
+report_case 'pages scanned miscounted' 'memcg reclaim in what slow reclaim got' "$keep" \
+  's/^\(  memcg reclaim .* 1\.322 *\)96 /\195 /'
+report_case 'pages reclaimed miscounted' 'direct reclaim in what slow reclaim got' "$keep" \
+  's/^\(  direct reclaim .* 2\.001 *48 *\)40 /\141 /'
+report_case 'direct reclaim scanned nothing' 'direct reclaim scanned and reclaimed pages' \
+  '/memhog-301 .*lru_shrink_inactive/d' 's/^\(  direct reclaim .* 2\.001 *\)48 /\1 0 /'
+report_case 'no scan events, as the kernel said' pass '/lru_shrink_inactive/d' \
+  's/^\(  direct reclaim .* 2\.001 *\)48 /\1 0 /; s/^\(  memcg reclaim .* 1\.322 *\)96 /\1 0 /' \
+  "$keep" --no-scan-events 'MGLRU before 6.7'
+report_case 'scan events where the kernel should print none' 'no mm_vmscan_lru_shrink_inactive in the raw trace' \
+  "$keep" "$keep" "$keep" --no-scan-events 'MGLRU before 6.7'
+report_case 'no scan events and nothing reclaimed' 'direct reclaim reclaimed pages' \
+  '/lru_shrink_inactive/d; s/nr_reclaimed=40/nr_reclaimed=0/' \
+  's/^\(  direct reclaim .* 2\.001 *\)48  *40 /\1 0  0 /; s/^\(  memcg reclaim .* 1\.322 *\)96 /\1 0 /' \
+  "$keep" --no-scan-events 'MGLRU before 6.7'
+$python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixtures/report-good.err \
+  >"$tmp/log" 2>&1
+verdict 'report checker: no --report file' 'the --report file can be read' $?
 
 # --forms counts each line form of a thresh-0 trace, arguments included.
 forms() { "$check" --forms "$tmp/forms" | grep -qF "forms: $1"; }

@@ -2,8 +2,9 @@
 # The stall report, the JSON records and the timeline, checked by second,
 # plain computations (Python, none of allocwatch's code), on the real traces
 # and on generated ones; the report and the status line on a pseudo-terminal
-# (script(1)); output files and their write errors; and the VM test's report
-# checker against outputs broken one way each. Replays only: no root.
+# (script(1)); output files and their write errors. Replays only: no root.
+# (The VM test's report checker, tests/e2e/check_report.py, has its own
+# cases in tests/e2e/run.sh.)
 #   tests/report/run.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -125,38 +126,6 @@ for option in --report --timeline; do
     fail "$option into a missing directory: exit $status, $(wc -c <"$tmp/out") bytes out"
   fi
 done
-
-# --- the VM test's report checker (tests/e2e/check_report.py) ---------------
-# case NAME EXPECT ERR_SED: the good stderr of the fixture run, changed by
-# ERR_SED; EXPECT is "pass" or text of the FAIL line it must give.
-fixtures=tests/e2e/fixtures
-check_case() {
-  sed "$3" "$fixtures/report-good.err" >"$tmp/case.err"
-  $python tests/e2e/check_report.py 100 "$fixtures/report-raw.trace" "$tmp/case.err" >"$tmp/log" 2>&1
-  status=$?
-  if [ "$2" = pass ]; then
-    [ $status = 0 ] && ! grep -q '^FAIL' "$tmp/log"
-  else
-    [ $status = 1 ] && grep '^FAIL' "$tmp/log" | grep -qF "$2"
-  fi
-  if [ $? = 0 ]; then
-    ok "report checker: $1"
-  else
-    fail "report checker: $1 (expected: $2)"
-    sed 's/^/  | /' "$tmp/log"
-  fi
-}
-check_case 'correct' pass ''
-check_case 'no report' 'the stall report is on stderr' '/^allocwatch: stalls/,/^allocwatch: reclaim/d'
-check_case 'no memcg rows' 'memcg reclaim rows present' '/memcg reclaim   try_to/d'
-check_case 'a count wrong' 'memcg reclaim rows equal' 's/\(try_to_free_mem_cgroup_pages *\)2/\13/'
-check_case 'a total wrong' 'direct reclaim rows equal' 's/\(try_to_free_pages *1 *\)2.001/\12.002/'
-check_case 'a row the trace has not' 'direct reclaim rows equal' \
-  '/memhog-301  direct reclaim/p; s/memhog-301  direct reclaim/memhog-302  direct reclaim/'
-check_case 'a histogram short' 'memcg reclaim histogram counts' \
-  's/^\(  \[512, 1K)  *\)1 |/\10 |/'
-check_case 'top rows only, memcg cut' 'memcg reclaim rows present' \
-  's/^  cat-300 .*/  ... 1 more rows (--report FILE has them all)/'
 
 echo "report: $passed passed, $failed failed"
 [ "$failed" = 0 ]
