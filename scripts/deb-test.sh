@@ -11,21 +11,8 @@
 # system-wide. CI runs it (.ci/run). Prints "deb: N passed, N failed" last.
 set -u
 deb=$1
-passed=0
-failed=0
-ok() {
-  echo "ok - $1"
-  passed=$((passed + 1))
-}
-fail() {
-  echo "FAIL - $1"
-  failed=$((failed + 1))
-}
-finish() {
-  echo "deb: $passed passed, $failed failed"
-  [ "$failed" = 0 ]
-  exit
-}
+suite=deb
+. "$(dirname "$0")/../tests/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
   echo "deb: not run: installing a package needs root"

@@ -20,22 +20,8 @@ bin=$PWD/$build/allocwatch
 check=tests/fleet/check.py
 T=/sys/kernel/tracing
 J=/run/allocwatch
-passed=0
-failed=0
-
-ok() {
-  echo "ok - $1"
-  passed=$((passed + 1))
-}
-fail() {
-  echo "FAIL - $1"
-  failed=$((failed + 1))
-}
-finish() {
-  echo "fleet: $passed passed, $failed failed"
-  [ "$failed" = 0 ]
-  exit
-}
+suite=fleet
+. tests/lib.sh
 # run_check COMMAND...: check.py's own ok/FAIL lines, counted.
 run_check() {
   local out status p f

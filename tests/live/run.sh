@@ -15,22 +15,8 @@ cd "$(dirname "$0")/../.."
 T=/sys/kernel/tracing
 J=/run/allocwatch
 bin=$build/allocwatch
-passed=0
-failed=0
-
-ok() {
-  echo "ok - $1"
-  passed=$((passed + 1))
-}
-fail() {
-  echo "FAIL - $1"
-  failed=$((failed + 1))
-}
-finish() {
-  echo "live: $passed passed, $failed failed"
-  [ "$failed" = 0 ]
-  exit
-}
+suite=live
+. tests/lib.sh
 
 if [ "$(id -u)" != 0 ]; then
   echo "live: not run: they need root to configure the real tracefs"
