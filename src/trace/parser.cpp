@@ -1,5 +1,7 @@
 #include "trace/parser.h"
 
+#include "trace/swar.h"
+
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -32,17 +34,10 @@ template <size_t N> bool ends(string_view s, const char (&literal)[N]) {
 
 // Trace lines are mostly padding: skip spaces eight at a time.
 const char* skip_spaces(const char* p, const char* end) {
-  constexpr std::uint64_t kSpaces = 0x2020202020202020;
   while (end - p >= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    std::uint64_t differs = word ^ kSpaces;
-    if (differs != 0) {
-      if constexpr (std::endian::native == std::endian::little)
-        return p + std::countr_zero(differs) / 8;
-      else
-        return p + std::countl_zero(differs) / 8;
-    }
+    const std::uint64_t differs = swar::load8(p) ^ swar::repeat(' ');
+    if (differs != 0)
+      return p + swar::first_nonzero(differs);
     p += 8;
   }
   while (p < end && *p == ' ')
@@ -50,8 +45,49 @@ const char* skip_spaces(const char* p, const char* end) {
   return p;
 }
 
+// The end of [p, end) without its trailing spaces, eight at a time.
+const char* trim_spaces_back(const char* p, const char* end) {
+  while (end - p >= 8) {
+    const std::uint64_t differs = swar::load8(end - 8) ^ swar::repeat(' ');
+    if (differs != 0)
+      return end - 8 + swar::last_nonzero(differs) + 1;
+    end -= 8;
+  }
+  while (end > p && end[-1] == ' ')
+    --end;
+  return end;
+}
+
+// Whether [p, end) holds only '-' and ' ' (the rules around a banner), eight
+// bytes at a time: a byte is neither when it differs from both.
+bool only_dashes_and_spaces(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const std::uint64_t word = swar::load8(p);
+    if ((swar::nonzero_bytes(word ^ swar::repeat('-')) &
+         swar::nonzero_bytes(word ^ swar::repeat(' '))) != 0)
+      return false;
+  }
+  for (; p < end; ++p)
+    if (*p != '-' && *p != ' ')
+      return false;
+  return true;
+}
+
 // 1 to max_digits decimal digits (so no overflow); nullptr on none or more.
 const char* read_number(const char* p, const char* end, size_t max_digits, std::uint64_t& value) {
+  if (end - p >= 8) {
+    // Numbers of up to 7 digits (every cpu, pid and seconds of uptime below
+    // 115 days) end within one word: find the end and convert at once.
+    const std::uint64_t word = swar::load8(p);
+    const std::uint64_t stops = swar::nondigit_bytes(word);
+    if (stops != 0) {
+      const size_t n = swar::first_nonzero(stops);
+      if (n == 0 || n > max_digits)
+        return nullptr;
+      value = swar::leading_digits_value(word, n);
+      return p + n;
+    }
+  }
   const char* first = p;
   const char* last = static_cast<size_t>(end - p) > max_digits ? p + max_digits : end;
   std::uint64_t v = 0;
@@ -147,20 +183,37 @@ bool corrupt_comm(string_view comm) {
 // The proc column "  comm-pid  " in [p, bar) (centred). Takes the digits
 // after the last '-' as pid and the rest, trimmed, as comm.
 bool parse_proc(const char* p, const char* bar, Record& r) {
-  const char* end = bar;
-  while (end > p && end[-1] == ' ')
-    --end;
+  const char* end = trim_spaces_back(p, bar);
   if (end == bar) // the kernel always prints " | " after it
     return false;
-  const char* digits = end;
-  while (digits > p && is_digit(digits[-1]))
-    --digits;
-  if (digits == p || digits[-1] != '-')
+  const char* digits = nullptr;
+  std::int32_t pid = 0;
+  if (end - p >= 8) {
+    // pid_max is at most 4194304: a pid's digits end the last word.
+    const std::uint64_t word = swar::load8(end - 8);
+    const std::uint64_t stops = swar::nondigit_bytes(word);
+    if (stops != 0) {
+      const size_t n = 7 - swar::last_nonzero(stops);
+      if (n == 0)
+        return false;
+      digits = end - n;
+      pid = static_cast<std::int32_t>(swar::trailing_digits_value(word, n));
+    }
+  }
+  if (digits == nullptr) {
+    digits = end;
+    while (digits > p && is_digit(digits[-1]))
+      --digits;
+    if (digits == p || !parse_pid(digits, end, pid))
+      return false;
+  }
+  if (digits[-1] != '-')
     return false;
   const char* dash = digits - 1;
   const char* begin = skip_spaces(p, dash);
-  if (begin == dash || !parse_pid(digits, end, r.pid))
+  if (begin == dash)
     return false;
+  r.pid = pid;
   r.comm = string_view(begin, static_cast<size_t>(dash - begin));
   return true;
 }
@@ -471,14 +524,10 @@ Record parse_line(string_view line) noexcept {
     if (is_irq_marker(first, end))
       return skip(line);
     break;
-  case '-': {
-    const char* p = first;
-    while (p < end && (*p == '-' || *p == ' '))
-      ++p;
-    if (p == end)
+  case '-':
+    if (only_dashes_and_spaces(first, end))
       return skip(line);
     break;
-  }
   case 'C': {
     Record r;
     r.line = line;
