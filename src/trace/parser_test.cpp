@@ -479,6 +479,37 @@ TEST_CASE("graph: timestamps of any fraction length, never floating point") {
   }
 }
 
+TEST_CASE("events: pids, flags and names of every length") {
+  // The parser finds the pid, the end of the flags and the end of the name
+  // a word at a time where it can: every length must read the same.
+  for (std::string pid : {"1", "12", "1234567", "12345678", "2147483647"}) {
+    for (std::string comm : {"x", "       x", "a b-c.d/e", "kworker/u8:2"}) {
+      for (std::string tgid : {"", " (   2143)", " (-------)"}) {
+        for (std::string flags : {"", " d", " .....", " d..1.", " dNs1.."}) {
+          for (std::string name : {"a", "mm_vmscan_kswapd_wake", "mm_vmscan_lru_shrink_inactive"}) {
+            std::string line = comm + "-" + pid + tgid + " [003]" + flags + "  7.810757: " + name +
+                               ": nid=0 order=9";
+            CAPTURE(line);
+            Record r = parse_line(line);
+            REQUIRE(r.kind == LineKind::Event);
+            CHECK(r.comm == std::string_view(comm).substr(comm.find_first_not_of(' ')));
+            CHECK(r.pid == std::stol(pid));
+            CHECK(r.cpu == 3);
+            CHECK(r.ts == 7'810'757'000);
+            CHECK(r.name == name);
+            CHECK(r.fields == "nid=0 order=9");
+          }
+        }
+      }
+    }
+  }
+  // Flags longer than 8 characters, a pid past int32, a name cut by a space.
+  CHECK(parse_line("x-1 [003] .........  7.810757: a: b").kind == LineKind::Malformed);
+  CHECK(parse_line("x-2147483648 [003] .....  7.810757: a: b").kind == LineKind::Malformed);
+  CHECK(parse_line("x-1 [003] .....  7.810757: mm_vmscan_lru shrink: b").kind ==
+        LineKind::Malformed);
+}
+
 TEST_CASE("events: nop tracer lines") {
   std::string_view line =
       "            bash-2143    [000] .....   224.593574: mm_shrink_slab_start: "

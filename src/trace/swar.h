@@ -33,6 +33,11 @@ constexpr std::uint64_t nonzero_bytes(std::uint64_t x) {
   return (((x & repeat(0x7f)) + repeat(0x7f)) | x) & repeat(0x80);
 }
 
+// 0x80 in each byte of x that is zero, 0 in the others.
+constexpr std::uint64_t zero_bytes(std::uint64_t x) {
+  return nonzero_bytes(x) ^ repeat(0x80);
+}
+
 // 0x80 in each byte that is not an ASCII digit, 0 in each digit.
 constexpr std::uint64_t nondigit_bytes(std::uint64_t word) {
   // Digits become 0..9; (x & 0x7f) + 0x76 reaches the high bit iff x & 0x7f

@@ -40,6 +40,19 @@ TEST_CASE("swar: nonzero_bytes marks exactly the bytes that are not zero") {
     }
 }
 
+TEST_CASE("swar: zero_bytes marks exactly the zero bytes") {
+  CHECK(zero_bytes(0) == repeat(0x80));
+  CHECK(zero_bytes(~std::uint64_t{0}) == 0);
+  for (unsigned byte = 0; byte < 256; ++byte)
+    for (std::size_t at = 0; at < 8; ++at) {
+      const std::uint64_t word = std::uint64_t{byte} << (8 * at);
+      const std::uint64_t others = repeat(0x80) & ~(std::uint64_t{0x80} << (8 * at));
+      CHECK(zero_bytes(word) == (byte == 0 ? repeat(0x80) : others));
+    }
+  const std::uint64_t word = word_of("ab: c:d ");
+  CHECK((zero_bytes(word ^ repeat(':')) | zero_bytes(word ^ repeat(' '))) == marks("..xx.x.x"));
+}
+
 TEST_CASE("swar: nondigit_bytes marks every byte but '0'..'9', whatever is beside it") {
   for (unsigned byte = 0; byte < 256; ++byte) {
     const bool digit = byte >= '0' && byte <= '9';
