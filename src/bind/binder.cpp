@@ -118,8 +118,11 @@ void Binder::use_mode(Mode mode) {
     }
   }
   roles_by_id_.assign(events_.size(), nullptr);
-  for (const auto& [name, role] : events_)
-    roles_by_id_[role.id] = &role; // unordered_map values stay where they are
+  event_roles_.clear();
+  for (const auto& [name, role] : events_) {
+    roles_by_id_[role.id] = &role; // unordered_map keys and values stay where they are
+    event_roles_.insert(name, &role);
+  }
 }
 
 std::uint64_t&
@@ -291,10 +294,10 @@ void Binder::finish() {
 }
 
 void Binder::on_event(const Record& record) {
-  const auto found = events_.find(record.name);
-  if (found == events_.end() || record.ts < 0)
+  const EventRole* const found = event_roles_.find(record.name);
+  if (found == nullptr || record.ts < 0)
     return;
-  const EventRole& role = found->second;
+  const EventRole& role = *found;
   // Nearly full: release what every task can before the store must drop.
   if (release_ && store_.held_bytes() > store_.capacity() / 8 * kFullEighths &&
       seq_ - last_sweep_ >= kFullSweepEvery)

@@ -11,6 +11,7 @@
 #include "report/shrinker_stats.h"
 #include "report/sink.h"
 #include "trace/record.h"
+#include "util/name_table.h"
 #include "util/string_hash.h"
 
 #include <cstdint>
@@ -126,6 +127,7 @@ private:
   std::optional<Mode> mode_;
 
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;
+  NameTable<const EventRole> event_roles_; // events_, for the per-line lookup
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;

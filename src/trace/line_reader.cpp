@@ -29,17 +29,7 @@ std::size_t FdSource::read(char* buf, std::size_t n) {
 LineReader::LineReader(ByteSource& source, std::size_t chunk)
     : source_(source), buf_(new char[chunk > 0 ? chunk : 1]), capacity_(chunk > 0 ? chunk : 1) {}
 
-std::string_view LineReader::hand_out(std::string_view line) {
-  if (!line.empty() && line.back() == '\r')
-    line.remove_suffix(1);
-  if (line.size() > kMaxLineBytes) {
-    line = line.substr(0, kMaxLineBytes + 1);
-    ++lines_cut_;
-  }
-  return line;
-}
-
-bool LineReader::next(std::string_view& line) {
+bool LineReader::next_after_buffer(std::string_view& line) {
   for (;;) {
     if (dropping_) {
       const void* nl = std::memchr(buf_.get() + begin_, '\n', end_ - begin_);

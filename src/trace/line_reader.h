@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,7 +57,21 @@ public:
   // true, or returns false at end of input. A last line without '\n' is
   // still a line. `line` stays valid until the next call to next(); copy it
   // to keep it.
-  bool next(std::string_view& line);
+  bool next(std::string_view& line) {
+    // The common case, inline (it runs once per line): a whole line is in
+    // the buffer already.
+    if (!dropping_ && scan_ < end_) {
+      const void* nl = std::memchr(buf_.get() + scan_, '\n', end_ - scan_);
+      if (nl != nullptr) {
+        const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nl) - buf_.get());
+        line = hand_out(std::string_view(buf_.get() + begin_, at - begin_));
+        begin_ = scan_ = at + 1;
+        return true;
+      }
+      scan_ = end_;
+    }
+    return next_after_buffer(line);
+  }
 
   // Lines longer than kMaxLineBytes, handed out cut.
   std::uint64_t lines_cut() const { return lines_cut_; }
@@ -72,10 +87,20 @@ public:
   void set_tee(OutputFile* out) { tee_ = out; }
 
 private:
+  // next() when the buffer holds no whole line (or one being dropped).
+  bool next_after_buffer(std::string_view& line);
   // Reads more input after the unconsumed bytes; false at end of input.
   bool fill();
   // `line` without a final '\r', cut (and counted) when too long.
-  std::string_view hand_out(std::string_view line);
+  std::string_view hand_out(std::string_view line) {
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    if (line.size() > kMaxLineBytes) {
+      line = line.substr(0, kMaxLineBytes + 1);
+      ++lines_cut_;
+    }
+    return line;
+  }
 
   ByteSource& source_;
   std::unique_ptr<char[]> buf_;

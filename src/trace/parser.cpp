@@ -1,5 +1,7 @@
 #include "trace/parser.h"
 
+#include "trace/swar.h"
+
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -32,17 +34,10 @@ template <size_t N> bool ends(string_view s, const char (&literal)[N]) {
 
 // Trace lines are mostly padding: skip spaces eight at a time.
 const char* skip_spaces(const char* p, const char* end) {
-  constexpr std::uint64_t kSpaces = 0x2020202020202020;
   while (end - p >= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    std::uint64_t differs = word ^ kSpaces;
-    if (differs != 0) {
-      if constexpr (std::endian::native == std::endian::little)
-        return p + std::countr_zero(differs) / 8;
-      else
-        return p + std::countl_zero(differs) / 8;
-    }
+    const std::uint64_t differs = swar::load8(p) ^ swar::repeat(' ');
+    if (differs != 0)
+      return p + swar::first_nonzero(differs);
     p += 8;
   }
   while (p < end && *p == ' ')
@@ -50,8 +45,64 @@ const char* skip_spaces(const char* p, const char* end) {
   return p;
 }
 
+// The end of [p, end) without its trailing spaces, eight at a time.
+const char* trim_spaces_back(const char* p, const char* end) {
+  while (end - p >= 8) {
+    const std::uint64_t differs = swar::load8(end - 8) ^ swar::repeat(' ');
+    if (differs != 0)
+      return end - 8 + swar::last_nonzero(differs) + 1;
+    end -= 8;
+  }
+  while (end > p && end[-1] == ' ')
+    --end;
+  return end;
+}
+
+// Whether [p, end) holds only '-' and ' ' (the rules around a banner), eight
+// bytes at a time: a byte is neither when it differs from both.
+bool only_dashes_and_spaces(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const std::uint64_t word = swar::load8(p);
+    if ((swar::nonzero_bytes(word ^ swar::repeat('-')) &
+         swar::nonzero_bytes(word ^ swar::repeat(' '))) != 0)
+      return false;
+  }
+  for (; p < end; ++p)
+    if (*p != '-' && *p != ' ')
+      return false;
+  return true;
+}
+
+// The first of a or b in [p, end), or end; eight bytes at a time.
+const char* find_either(const char* p, const char* end, char a, char b) {
+  for (; end - p >= 8; p += 8) {
+    const std::uint64_t word = swar::load8(p);
+    const std::uint64_t found =
+        swar::zero_bytes(word ^ swar::repeat(static_cast<unsigned char>(a))) |
+        swar::zero_bytes(word ^ swar::repeat(static_cast<unsigned char>(b)));
+    if (found != 0)
+      return p + swar::first_nonzero(found);
+  }
+  while (p < end && *p != a && *p != b)
+    ++p;
+  return p;
+}
+
 // 1 to max_digits decimal digits (so no overflow); nullptr on none or more.
 const char* read_number(const char* p, const char* end, size_t max_digits, std::uint64_t& value) {
+  if (end - p >= 8) {
+    // Numbers of up to 7 digits (every cpu, pid and seconds of uptime below
+    // 115 days) end within one word: find the end and convert at once.
+    const std::uint64_t word = swar::load8(p);
+    const std::uint64_t stops = swar::nondigit_bytes(word);
+    if (stops != 0) {
+      const size_t n = swar::first_nonzero(stops);
+      if (n == 0 || n > max_digits)
+        return nullptr;
+      value = swar::leading_digits_value(word, n);
+      return p + n;
+    }
+  }
   const char* first = p;
   const char* last = static_cast<size_t>(end - p) > max_digits ? p + max_digits : end;
   std::uint64_t v = 0;
@@ -138,6 +189,36 @@ bool parse_pid(const char* p, const char* end, std::int32_t& pid) {
   return true;
 }
 
+// The pid whose digits end at `end` and start after `begin` (so something,
+// the '-' before it, can stand there), and where its digits start.
+struct PidDigits {
+  const char* digits = nullptr; // nullptr: there are no digits, they reach
+                                // `begin`, or parse_pid refuses them
+  std::int32_t pid = 0;
+};
+// Inlined into both callers: called on every line, and small.
+[[gnu::always_inline]] inline PidDigits read_pid_back(const char* begin, const char* end) {
+  if (end - begin >= 8) {
+    // pid_max is at most 4194304: a pid's digits end the last word.
+    const std::uint64_t word = swar::load8(end - 8);
+    const std::uint64_t stops = swar::nondigit_bytes(word);
+    if (stops != 0) {
+      const size_t n = 7 - swar::last_nonzero(stops);
+      if (n == 0)
+        return {};
+      return {end - n, static_cast<std::int32_t>(swar::trailing_digits_value(word, n))};
+    }
+  }
+  const char* k = end;
+  while (k > begin && is_digit(k[-1]))
+    --k;
+  PidDigits found;
+  if (k == begin || !parse_pid(k, end, found.pid))
+    return {};
+  found.digits = k;
+  return found;
+}
+
 // "<XXX>" is what the kernel prints for a pid it cannot look up because the
 // record is corrupt; such a line carries nothing to trust.
 bool corrupt_comm(string_view comm) {
@@ -147,20 +228,17 @@ bool corrupt_comm(string_view comm) {
 // The proc column "  comm-pid  " in [p, bar) (centred). Takes the digits
 // after the last '-' as pid and the rest, trimmed, as comm.
 bool parse_proc(const char* p, const char* bar, Record& r) {
-  const char* end = bar;
-  while (end > p && end[-1] == ' ')
-    --end;
+  const char* end = trim_spaces_back(p, bar);
   if (end == bar) // the kernel always prints " | " after it
     return false;
-  const char* digits = end;
-  while (digits > p && is_digit(digits[-1]))
-    --digits;
-  if (digits == p || digits[-1] != '-')
+  const auto [digits, pid] = read_pid_back(p, end);
+  if (digits == nullptr || digits[-1] != '-')
     return false;
   const char* dash = digits - 1;
   const char* begin = skip_spaces(p, dash);
-  if (begin == dash || !parse_pid(digits, end, r.pid))
+  if (begin == dash)
     return false;
+  r.pid = pid;
   r.comm = string_view(begin, static_cast<size_t>(dash - begin));
   return true;
 }
@@ -351,8 +429,7 @@ const char* parse_task_and_cpu(const char* begin, const char* open, const char* 
   const char* k = open;
   if (k == begin || k[-1] != ' ')
     return nullptr;
-  while (k > begin && k[-1] == ' ')
-    --k;
+  k = trim_spaces_back(begin, k);
   if (k > begin && k[-1] == ')') { // "(   2143)" or "(-------)"
     const char* inside = k - 1;
     while (inside > begin && (is_digit(inside[-1]) || inside[-1] == ' ' || inside[-1] == '-'))
@@ -365,11 +442,11 @@ const char* parse_task_and_cpu(const char* begin, const char* open, const char* 
     while (k > begin && k[-1] == ' ')
       --k;
   }
-  const char* pid_end = k;
-  while (k > begin && is_digit(k[-1]))
-    --k;
-  if (k == begin || k == pid_end || k[-1] != '-' || !parse_pid(k, pid_end, r.pid))
+  const auto [digits, pid] = read_pid_back(begin, k);
+  if (digits == nullptr || digits[-1] != '-')
     return nullptr;
+  r.pid = pid;
+  k = digits;
   const char* dash = k - 1;
   const char* comm = skip_spaces(begin, dash);
   if (comm == dash)
@@ -401,8 +478,7 @@ Record parse_event_line(string_view line) {
   if (q == nullptr || q == end || *q != ':') {
     // irq-info flags: "d..1." (4 characters before 5.x kernels)
     const char* flags = p;
-    while (p < end && *p != ' ')
-      ++p;
+    p = find_either(p, end, ' ', ' ');
     if (p == flags || p - flags > 8)
       return malformed(line);
     q = read_timestamp(skip_spaces(p, end), end, ts);
@@ -413,8 +489,7 @@ Record parse_event_line(string_view line) {
   if (p == end || *p != ' ')
     return malformed(line);
   const char* name = ++p;
-  while (p < end && *p != ':' && *p != ' ')
-    ++p;
+  p = find_either(p, end, ':', ' ');
   if (p == name || p == end || *p != ':')
     return malformed(line); // "Unknown type 0", function tracer lines, cut lines
   r.name = string_view(name, static_cast<size_t>(p - name));
@@ -471,14 +546,10 @@ Record parse_line(string_view line) noexcept {
     if (is_irq_marker(first, end))
       return skip(line);
     break;
-  case '-': {
-    const char* p = first;
-    while (p < end && (*p == '-' || *p == ' '))
-      ++p;
-    if (p == end)
+  case '-':
+    if (only_dashes_and_spaces(first, end))
       return skip(line);
     break;
-  }
   case 'C': {
     Record r;
     r.line = line;

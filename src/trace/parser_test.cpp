@@ -397,6 +397,61 @@ TEST_CASE("graph: the proc column") {
   }
 }
 
+TEST_CASE("graph: pids and seconds of every length, in short and long columns") {
+  // The parser reads numbers of up to 7 digits a word at a time and longer
+  // ones byte by byte: both must agree, at every width of the column.
+  for (std::string pid : {"1", "12", "123", "1234", "12345", "123456", "1234567", "12345678",
+                          "123456789", "2147483647"}) {
+    for (std::string comm : {"a", "kworker", "x y"}) {
+      Columns cols{.abstime = 2'000'000, .cpu = 1, .proc = comm + "-" + pid};
+      std::string line = graph_line(cols, 0, "__alloc_pages() {");
+      CAPTURE(line);
+      Record r = parse_line(line);
+      CHECK(r.kind == LineKind::GraphEntry);
+      CHECK(r.comm == comm);
+      CHECK(r.pid == std::stol(pid));
+    }
+  }
+  // Beyond an int32 or 10 digits: not a proc column, so not a graph line.
+  for (std::string pid : {"2147483648", "12345678901"}) {
+    Columns cols{.abstime = 2'000'000, .cpu = 1, .proc = "kworker-" + pid};
+    CAPTURE(pid);
+    CHECK(parse_line(graph_line(cols, 0, "f() {")).kind == LineKind::Malformed);
+  }
+  for (Nanos seconds : {Nanos{0}, Nanos{9}, Nanos{1234567}, Nanos{12345678}, Nanos{9223372035}}) {
+    Columns cols{.abstime = seconds * kSecond + 5000, .cpu = 3, .proc = "sh-1"};
+    std::string line = graph_line(cols, 0, "f() {");
+    CAPTURE(line);
+    Record r = parse_line(line);
+    CHECK(r.kind == LineKind::GraphEntry);
+    CHECK(r.ts == seconds * kSecond + 5000);
+    CHECK(r.cpu == 3);
+  }
+  CHECK(parse_line("99999999999.000005 |   3)  sh-1  |               |  f() {").kind ==
+        LineKind::Malformed);
+  // A proc column narrower than a word.
+  Record narrow = parse_line("2.000000 |  1) a-12 |               |  f() {");
+  CHECK(narrow.kind == LineKind::GraphEntry);
+  CHECK(narrow.comm == "a");
+  CHECK(narrow.pid == 12);
+}
+
+TEST_CASE("graph: rules of dashes around a banner, of every length") {
+  for (std::size_t n = 1; n < 40; ++n) {
+    std::string rule = " " + std::string(n, '-');
+    CAPTURE(rule);
+    CHECK(parse_line(rule).kind == LineKind::Skip);
+    CHECK(parse_line(rule + "   ").kind == LineKind::Skip);
+    CHECK(parse_line(rule + " -- -").kind == LineKind::Skip);
+    // Anything else on the line, wherever it stands, makes it not a rule.
+    for (std::size_t at = 1; at < rule.size(); ++at) {
+      std::string other = rule;
+      other[at] = at % 2 == 0 ? '=' : '\t';
+      CHECK(parse_line(other).kind == LineKind::Malformed);
+    }
+  }
+}
+
 TEST_CASE("graph: timestamps of any fraction length, never floating point") {
   struct Case {
     const char* ts;
@@ -422,6 +477,37 @@ TEST_CASE("graph: timestamps of any fraction length, never floating point") {
     CAPTURE(line);
     CHECK(parse_line(line).kind == LineKind::Malformed);
   }
+}
+
+TEST_CASE("events: pids, flags and names of every length") {
+  // The parser finds the pid, the end of the flags and the end of the name
+  // a word at a time where it can: every length must read the same.
+  for (std::string pid : {"1", "12", "1234567", "12345678", "2147483647"}) {
+    for (std::string comm : {"x", "       x", "a b-c.d/e", "kworker/u8:2"}) {
+      for (std::string tgid : {"", " (   2143)", " (-------)"}) {
+        for (std::string flags : {"", " d", " .....", " d..1.", " dNs1.."}) {
+          for (std::string name : {"a", "mm_vmscan_kswapd_wake", "mm_vmscan_lru_shrink_inactive"}) {
+            std::string line = comm + "-" + pid + tgid + " [003]" + flags + "  7.810757: " + name +
+                               ": nid=0 order=9";
+            CAPTURE(line);
+            Record r = parse_line(line);
+            REQUIRE(r.kind == LineKind::Event);
+            CHECK(r.comm == std::string_view(comm).substr(comm.find_first_not_of(' ')));
+            CHECK(r.pid == std::stol(pid));
+            CHECK(r.cpu == 3);
+            CHECK(r.ts == 7'810'757'000);
+            CHECK(r.name == name);
+            CHECK(r.fields == "nid=0 order=9");
+          }
+        }
+      }
+    }
+  }
+  // Flags longer than 8 characters, a pid past int32, a name cut by a space.
+  CHECK(parse_line("x-1 [003] .........  7.810757: a: b").kind == LineKind::Malformed);
+  CHECK(parse_line("x-2147483648 [003] .....  7.810757: a: b").kind == LineKind::Malformed);
+  CHECK(parse_line("x-1 [003] .....  7.810757: mm_vmscan_lru shrink: b").kind ==
+        LineKind::Malformed);
 }
 
 TEST_CASE("events: nop tracer lines") {
