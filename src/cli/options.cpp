@@ -70,7 +70,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
              "counts go to stderr (a live run on a terminal also shows a status line there).\n"
              "Ctrl-C (SIGINT), SIGTERM or SIGHUP end a live run: tracing is put back as it was.\n"
              "Exit status: 0 done (also after Ctrl-C), 1 error (also output that could not be\n"
-             "written: stdout, --save), 2 bad usage or profile. See allocwatch(8).");
+             "written: stdout or any output file), 2 bad usage or profile. See allocwatch(8).");
 
   std::string threshold, duration, mode, format, metrics_interval;
   app.add_option("-t,--threshold", threshold,
