@@ -340,7 +340,12 @@ boot() {
     </dev/null >"$log" 2>&1
 }
 
-tcg=(-accel tcg,thread=multi -cpu max)
+# One host thread for both vCPUs: with a thread per vCPU (thread=multi), a
+# guest whose ftrace was patching __alloc_pages's call site while both CPUs
+# ran it was seen stuck there for good (soft lockups on both CPUs, RIP
+# __alloc_pages+0x0, Debian 6.1): cross-vCPU code patching is what
+# multi-threaded TCG gets wrong. A single thread sees every patch at once.
+tcg=(-accel tcg,thread=single -cpu max)
 
 # KVM only if it really runs a stock kernel to userspace: a nested /dev/kvm
 # can hang such a kernel early in boot, so a short probe boot decides.
