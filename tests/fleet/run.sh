@@ -137,31 +137,21 @@ data=/var/tmp/allocwatch-test-fleet-$$.dat
 files=/var/tmp/allocwatch-test-fleet-$$.files
 dd if=/dev/zero of="$data" bs=1M count=320 oflag=direct status=none
 
-remove_cgroup() {
-  local i
-  for i in $(seq 50); do
-    [ -z "$(cat "$1/cgroup.procs")" ] && break
-    kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
-    sleep 0.1
-  done
-  rmdir "$1"
-}
+. tests/live/memcg.sh
 # A 64 MiB memory cgroup, with 2000 dentries charged to it (its reclaim then
 # runs the filesystem's shrinker); prints its directory.
 make_cgroup() {
   local cg=/sys/fs/cgroup/memory/allocwatch-test-fleet-$$-$1
   mkdir "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || return 1
   rm -rf "$files"
-  sh -c "echo \$\$ > $cg/cgroup.procs; mkdir $files && cd $files &&
-    i=0; while [ \$i -lt 2000 ]; do : > f\$i; i=\$((i + 1)); done"
+  charge_dentries "$cg"
   echo "$cg"
 }
 # CGROUP [ROUNDS]: reads the 320 MiB file from disk in it: memcg reclaim.
 reclaim() {
   local i
   for i in $(seq "${2:-1}"); do
-    dd if="$data" iflag=nocache count=0 status=none
-    sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
+    read_in_cgroup "$1"
   done
 }
 # PID: until its private instance traces (the last step of its setup).

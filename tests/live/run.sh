@@ -120,15 +120,7 @@ put_back_prior() {
   done
 }
 
-remove_cgroup() {
-  local i
-  for i in $(seq 50); do
-    [ -z "$(cat "$1/cgroup.procs")" ] && break
-    kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
-    sleep 0.1
-  done
-  rmdir "$1"
-}
+. tests/live/memcg.sh
 
 cleanup() {
   [ -n "$bg" ] && kill -9 "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
@@ -225,18 +217,6 @@ make_cgroup() { # NAME: prints its directory
   mkdir "$cgroups/allocwatch-test-$$-$1" &&
     echo $((64 << 20)) >"$cgroups/allocwatch-test-$$-$1/$limit_file" &&
     echo "$cgroups/allocwatch-test-$$-$1"
-}
-# CGROUP: 2000 dentries and inodes charged to it, which its reclaim then
-# asks the filesystem's shrinker (super_cache_scan) to free.
-charge_dentries() {
-  sh -c "echo \$\$ > $1/cgroup.procs; mkdir $files && cd $files &&
-    i=0; while [ \$i -lt 2000 ]; do : > f\$i; i=\$((i + 1)); done"
-}
-# CGROUP: the file read from disk, not from a cache an earlier read left:
-# its evicted pages leave shadow entries, for the memcg's shrinkers to scan.
-read_in_cgroup() {
-  dd if="$data" iflag=nocache count=0 status=none
-  sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
 }
 
 # SIGPIPE: the reader of the output goes away while lines flow.

@@ -16,17 +16,8 @@ profile=configs/default.yaml
 traces=tests/golden/traces
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/allocwatch-report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-passed=0
-failed=0
-
-ok() {
-  echo "ok   $1"
-  passed=$((passed + 1))
-}
-fail() {
-  echo "FAIL $1"
-  failed=$((failed + 1))
-}
+suite=report
+. tests/lib.sh
 
 # derive NAME TRACE THRESHOLD: the report's records equal what
 # derive_report.py computes from the span records of the same run, and the
@@ -127,5 +118,4 @@ for option in --report --timeline; do
   fi
 done
 
-echo "report: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -1,0 +1,27 @@
+# Memory-cgroup helpers the root suites share (tests/live, tests/fleet):
+# source it after setting `data` (a file of a few hundred MiB on disk) and
+# `files` (a directory to create). The suites make their own cgroups, named
+# allocwatch-test-*, and remove them with remove_cgroup.
+
+# CGROUP: kills what runs in it, then removes it.
+remove_cgroup() {
+  local i
+  for i in $(seq 50); do
+    [ -z "$(cat "$1/cgroup.procs")" ] && break
+    kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
+    sleep 0.1
+  done
+  rmdir "$1"
+}
+# CGROUP: 2000 dentries and inodes charged to it, which its reclaim then
+# asks the filesystem's shrinker (super_cache_scan) to free.
+charge_dentries() {
+  sh -c "echo \$\$ > $1/cgroup.procs; mkdir $files && cd $files &&
+    i=0; while [ \$i -lt 2000 ]; do : > f\$i; i=\$((i + 1)); done"
+}
+# CGROUP: the file read from disk, not from a cache an earlier read left:
+# its evicted pages leave shadow entries, for the memcg's shrinkers to scan.
+read_in_cgroup() {
+  dd if="$data" iflag=nocache count=0 status=none
+  sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
+}
