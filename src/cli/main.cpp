@@ -105,9 +105,15 @@ Profile load_profile(const Options& options) {
 }
 
 // A watch whose stdout is the journal (a systemd service) sends each
-// incident as a structured entry; otherwise JSON Lines or the kernel's text.
-std::unique_ptr<Sink> make_sink(const Options& options) {
-  if (options.watch && stdout_is_journal())
+// incident as a structured entry; asked once per run, for the trace output
+// and for where the stall report goes.
+bool writes_to_journal(const Options& options) {
+  return options.watch && stdout_is_journal();
+}
+
+// The trace output: journal entries, JSON Lines or the kernel's text.
+std::unique_ptr<Sink> make_sink(const Options& options, bool journal) {
+  if (journal)
     return std::make_unique<JournalSink>(std::cout, std::cerr);
   if (options.json)
     return std::make_unique<JsonSink>(std::cout);
@@ -129,19 +135,18 @@ std::optional<PublisherOptions> metrics_options(const Options& options) {
 }
 
 // Every line of `reader` through the parser and the binder, to the trace
-// output on stdout and the run's observers, the same for a replay and a live
+// `output` and the run's observers, the same for a replay and a live
 // run: the status line first (it erases itself before a trace line prints),
 // the report, the timeline and the metrics after the output. Returns the
 // mode the binder used (`mode` unset: taken from the input's line format);
 // none if no trace line came.
 std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-                             const Options& options, RunCounts& counts, RunReport& report,
-                             StatusLine* status, Sink* metrics) {
-  const std::unique_ptr<Sink> output = make_sink(options);
+                             Sink& output, RunCounts& counts, RunReport& report, StatusLine* status,
+                             Sink* metrics) {
   FanoutSink sinks;
   if (status != nullptr)
     sinks.add(*status);
-  sinks.add(*output);
+  sinks.add(output);
   report.observe(sinks);
   if (metrics != nullptr)
     sinks.add(*metrics);
@@ -167,14 +172,16 @@ int replay(const Options& options, const Profile& profile) {
       throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
-  RunReport report(options, profile);
+  const bool journal = writes_to_journal(options);
+  const std::unique_ptr<Sink> output = make_sink(options, journal);
+  RunReport report(options, profile, journal);
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
   const std::optional<PublisherOptions> publish = metrics_options(options);
-  const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, options, counts, report,
+  const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, *output, counts, report,
                                             nullptr, publish ? &metrics.observer() : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
@@ -305,7 +312,9 @@ int trace_live(const Options& options, const Profile& profile) {
       throw FatalError(file.error().message);
     saved = std::move(*file);
   }
-  RunReport report(options, profile);
+  const bool journal = writes_to_journal(options);
+  const std::unique_ptr<Sink> output = make_sink(options, journal);
+  RunReport report(options, profile, journal);
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
@@ -341,7 +350,7 @@ int trace_live(const Options& options, const Profile& profile) {
   // The trace's end (shrinker totals, JSON report records) is printed here,
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
-  bind_all(reader, profile, session.mode(), options, counts, report, status ? &*status : nullptr,
+  bind_all(reader, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
            metrics.started() ? &metrics.observer() : nullptr);
   sd_notify(0, "STOPPING=1");
   if (status)

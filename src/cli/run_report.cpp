@@ -1,6 +1,5 @@
 #include "cli/run_report.h"
 
-#include "report/journal_sink.h"
 #include "report/shrinker_stats.h"
 #include "report/stall_report.h"
 #include "util/result.h"
@@ -20,9 +19,8 @@ std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) 
 }
 } // namespace
 
-RunReport::RunReport(const Options& options, const Profile& profile)
-    : options_(options), profile_(profile),
-      json_records_(options.json && !(options.watch && stdout_is_journal())),
+RunReport::RunReport(const Options& options, const Profile& profile, bool journal)
+    : options_(options), profile_(profile), json_records_(options.json && !journal),
       stalls_(StallStats::Limits{.window = profile.window}),
       report_file_(open_output(options.report)), timeline_file_(open_output(options.timeline)) {
   if (timeline_file_)

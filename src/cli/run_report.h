@@ -23,7 +23,8 @@ namespace allocwatch {
 class RunReport {
 public:
   // Throws FatalError (exit 1) when --report or --timeline cannot be written.
-  RunReport(const Options& options, const Profile& profile);
+  // `journal`: the run's output is the journal (no report records there).
+  RunReport(const Options& options, const Profile& profile, bool journal);
 
   // The run's observers of the incidents: the stall statistics, the timeline.
   void observe(FanoutSink& sinks);
