@@ -133,17 +133,23 @@ StallStats::StallStats(Limits limits) : limits_(limits) {
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
   const std::span<const std::string_view> lines = incident.lines;
+  lines_.clear();
   if (lines.empty())
     return;
   events_.clear();
   for (std::string_view line : lines)
     events_.push_back(find_report_event(line));
+  const auto add = [&](std::size_t line, Nanos first, Nanos last, Figures figures) {
+    facts.figures.add(figures);
+    if (figures.any())
+      lines_.push_back({line, {first, last, figures}});
+  };
   // A shrinker pair prints its start and end: the span is the call, and its
   // times are the span's. Within other spans, starts and ends pair by
   // instance, with their own times.
   const bool shrinker_pair = events_.back().name == "mm_shrink_slab_end";
   if (shrinker_pair && (events_.size() == 1 || events_.front().name == "mm_shrink_slab_start"))
-    facts.figures.shrinker_time += incident.end - incident.start;
+    add(0, incident.start, incident.end, {0, incident.end - incident.start});
   open_shrinks_.clear();
   for (std::size_t i = 0; i < events_.size(); ++i) {
     const std::string_view name = events_[i].name;
@@ -151,7 +157,8 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     if (name.empty()) {
       continue;
     } else if (name == "mm_vmscan_lru_shrink_inactive") {
-      facts.figures.pages_scanned += non_negative(event_field_number(name, fields, "nr_scanned"));
+      // Its time is read only if it is held: most are a reclaim stall's own.
+      add(i, kUnread, kUnread, {non_negative(event_field_number(name, fields, "nr_scanned")), 0});
     } else if (name == "mm_shrink_slab_start" || name == "mm_shrink_slab_end") {
       if (shrinker_pair && (i == 0 || i + 1 == events_.size()))
         continue; // the span itself, counted above
@@ -166,7 +173,7 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
       if (start == open_shrinks_.rend())
         continue; // its start was printed by another span, or not at all
       if (start->ts >= 0 && ts >= start->ts)
-        facts.figures.shrinker_time += ts - start->ts;
+        add(i, start->ts, ts, {0, ts - start->ts});
       open_shrinks_.erase(std::next(start).base());
     } else if (is_reclaim_event(name, "_reclaim_end")) {
       facts.reclaim = true;
@@ -334,29 +341,56 @@ void StallStats::add_order(std::string_view kind, std::int64_t order, std::strin
   row.max = std::max(row.max, duration);
 }
 
-StallStats::Nested StallStats::take_nested(const Incident& incident, const Figures& own) {
-  Nested sum{own, {}};
-  std::vector<HeldFigures>* const held_of_task = held_for(incident.pid, false);
-  if (held_of_task == nullptr)
+namespace {
+
+// The held figures of a task (by their first timestamp) whose first line
+// lies in an incident's window, [start - 1 us, end]: that window is the
+// binding rule's (DESIGN.md), the microsecond for truncated timestamps.
+template <class Held>
+std::pair<typename std::vector<Held>::iterator, typename std::vector<Held>::iterator>
+starting_in_window(std::vector<Held>& held, const Incident& incident) {
+  const auto first = std::lower_bound(held.begin(), held.end(), incident.start - kMicro,
+                                      [](const Held& h, Nanos ts) { return h.first < ts; });
+  const auto last = std::upper_bound(first, held.end(), incident.end,
+                                     [](Nanos ts, const Held& h) { return ts < h.first; });
+  return {first, last};
+}
+
+} // namespace
+
+// Takes the figures held for this reclaim stall: those whose lines lie in
+// its window (a call nested in it, or a sibling's last line within the
+// microsecond before it), as one, over its window: a reclaim whose window
+// holds this one's takes them again.
+StallStats::HeldFigures StallStats::take_held(const Incident& incident) {
+  HeldFigures sum{incident.start - kMicro, incident.end, {}};
+  std::vector<HeldFigures>* const held = held_for(incident.pid, false);
+  if (held == nullptr)
     return sum;
-  std::vector<HeldFigures>& held = *held_of_task;
-  // Timestamps are truncated to whole microseconds: a call nested in this one
-  // may seem to start up to 1 us before it. Spans close in time order, so the
-  // nested ones are the newest held: scan back to the first that ended before.
-  const Nanos from = incident.start - kMicro;
-  auto first = held.end();
-  while (first != held.begin() && std::prev(first)->end >= from)
-    --first;
-  const auto kept = std::remove_if(first, held.end(), [&](const HeldFigures& h) {
-    if (h.start < from || h.end > incident.end)
+  const auto [first, last] = starting_in_window(*held, incident);
+  const auto kept = std::remove_if(first, last, [&](const HeldFigures& h) {
+    if (h.last > incident.end)
       return false;
-    sum.fresh.add(h.figures.fresh);
-    sum.counted.add(h.figures.counted);
+    sum.figures.add(h.figures);
     return true;
   });
-  held_spans_ -= static_cast<std::size_t>(held.end() - kept);
-  held.erase(kept, held.end()); // an empty one stays until the sweep: tasks come back
+  held_figures_ -= static_cast<std::size_t>(last - kept);
+  held->erase(kept, last); // an empty one stays until the sweep: tasks come back
   return sum;
+}
+
+// A stall that is not a reclaim has no reclaim around it (an allocation is
+// around a reclaim, not inside one): what the reclaims inside it took would
+// only fill the held figures of every task.
+void StallStats::drop_counted(const Incident& incident) {
+  std::vector<HeldFigures>* const held = held_for(incident.pid, false);
+  if (held == nullptr)
+    return;
+  const auto [first, last] = starting_in_window(*held, incident);
+  const auto kept = std::remove_if(
+      first, last, [&](const HeldFigures& h) { return h.counted && h.last <= incident.end; });
+  held_figures_ -= static_cast<std::size_t>(last - kept);
+  held->erase(kept, last);
 }
 
 std::vector<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool create) {
@@ -375,16 +409,20 @@ std::vector<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, boo
   return held_task_;
 }
 
-void StallStats::hold(const Incident& incident, const Nested& figures) {
-  if (held_spans_ >= kHeldSpans)
+void StallStats::hold(std::int32_t pid, const HeldFigures& figures) {
+  if (held_figures_ >= kHeldFigures)
     sweep_held(true);
-  std::vector<HeldFigures>& held = *held_for(incident.pid, true);
-  held.push_back({incident.start, incident.end, figures});
-  ++held_spans_;
+  std::vector<HeldFigures>& held = *held_for(pid, true);
+  // Lines come nearly in time order: the place is at or near the end.
+  auto at = held.end();
+  while (at != held.begin() && std::prev(at)->first > figures.first)
+    --at;
+  held.insert(at, figures);
+  ++held_figures_;
 }
 
 // Drops the figures that aged out of the window; `make_room`: also the
-// oldest, until a quarter of kHeldSpans is free (a long-running stall around
+// oldest, until a quarter of kHeldFigures is free (a long-running stall around
 // them, if any, misses them), so that the held figures of thousands of tasks
 // stay bounded all together.
 void StallStats::sweep_held(bool make_room) {
@@ -394,8 +432,8 @@ void StallStats::sweep_held(bool make_room) {
     ends.clear();
     for (const auto& [pid, held] : held_)
       for (const HeldFigures& h : held)
-        ends.push_back(h.end);
-    const std::size_t drop = ends.size() - kHeldSpans * 3 / 4;
+        ends.push_back(h.last);
+    const std::size_t drop = ends.size() - kHeldFigures * 3 / 4;
     std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop), ends.end());
     cut = std::max(cut, ends[drop]);
   }
@@ -403,8 +441,8 @@ void StallStats::sweep_held(bool make_room) {
   for (auto task = held_.begin(); task != held_.end();) {
     std::vector<HeldFigures>& held = task->second;
     const auto kept = std::remove_if(held.begin(), held.end(),
-                                     [cut](const HeldFigures& h) { return h.end < cut; });
-    held_spans_ -= static_cast<std::size_t>(held.end() - kept);
+                                     [cut](const HeldFigures& h) { return h.last < cut; });
+    held_figures_ -= static_cast<std::size_t>(held.end() - kept);
     held.erase(kept, held.end());
     if (held.capacity() > 64 && held.size() < held.capacity() / 4)
       held.shrink_to_fit(); // a burst is over: give its room back
@@ -428,10 +466,8 @@ void StallStats::incident(const Incident& incident) {
   }
   LineFacts facts;
   read_lines(incident, facts);
-  Nested nested = take_nested(incident, facts.figures);
   if (!stall) {
-    if (nested.any())
-      hold(incident, nested); // for a reclaim stall around this one
+    hold_lines(incident); // for a reclaim stall around them
     return;
   }
   ++stalls_;
@@ -447,24 +483,32 @@ void StallStats::incident(const Incident& incident) {
                         std::string(incident.span), duration};
   if (facts.order)
     add_order(incident.kind, *facts.order, facts.gfp_flags, duration);
-  if (facts.reclaim) {
-    Figures all = nested.fresh;
-    all.add(nested.counted);
-    ReclaimTotals& reclaim = find_kind(reclaim_, incident.kind);
-    ++reclaim.count;
-    reclaim.total += duration;
-    reclaim.pages_scanned += all.pages_scanned;
-    reclaim.pages_reclaimed += facts.pages_reclaimed;
-    reclaim.shrinker_time += all.shrinker_time;
-    nested = Nested{{}, all};
-  } else {
-    // A stall of another kind around a reclaim (an allocation) has no
-    // reclaim around it: what that reclaim counted would only fill the
-    // held figures of every task.
-    nested.counted = {};
+  if (!facts.reclaim) {
+    drop_counted(incident);
+    hold_lines(incident); // for a reclaim stall around this one
+    return;
   }
-  if (nested.any())
-    hold(incident, nested); // for a reclaim stall around this one (soft limit in direct)
+  HeldFigures taken = take_held(incident);
+  taken.figures.add(facts.figures);
+  ReclaimTotals& reclaim = find_kind(reclaim_, incident.kind);
+  ++reclaim.count;
+  reclaim.total += duration;
+  reclaim.pages_scanned += taken.figures.pages_scanned;
+  reclaim.pages_reclaimed += facts.pages_reclaimed;
+  reclaim.shrinker_time += taken.figures.shrinker_time;
+  if (taken.figures.any()) {
+    taken.counted = true;
+    hold(incident.pid, taken); // for a reclaim around this one (soft limit in direct)
+  }
+}
+
+void StallStats::hold_lines(const Incident& incident) {
+  for (LineFigures& line : lines_) {
+    if (line.held.first == kUnread)
+      line.held.first = line.held.last = parse_line(incident.lines[line.line]).ts;
+    if (line.held.first >= 0)
+      hold(incident.pid, line.held);
+  }
 }
 
 std::vector<const StallRow*> StallStats::rows(bool background) const {

@@ -8,8 +8,8 @@
 // rows (when a new task needs room, the eighth of them with the smallest
 // totals is folded into "other tasks" rows of their kinds) and `order_rows`
 // order/gfp rows, sketches and histograms of bounded size, and at most
-// kHeldSpans (4096) held reclaim figures (oldest dropped first) that also age
-// out with the profile's window. It is a Sink so that a FanoutSink can feed
+// kHeldFigures (4096) held reclaim figures (oldest dropped first) that also
+// age out with the profile's window. It is a Sink so that a FanoutSink can feed
 // it; the report writers (stall_report.h), the status line and the metrics
 // read it.
 #pragma once
@@ -57,10 +57,16 @@ struct OrderRow {
 
 // What the reclaim stalls of one kind got for their time. A reclaim stall is
 // a stall that printed an mm_vmscan_*_reclaim_begin or _end line. Its pages
-// scanned and shrinker time are those printed by it and by the spans nested
-// in it (same task, inside its time: a soft limit reclaim inside a direct
-// reclaim counts for both); its pages reclaimed are what its own end line
-// says, which the kernel counts with the reclaims nested in it.
+// scanned and shrinker time are those of the lines of its task printed
+// before it closed (by it, or by a slow call before it) whose timestamps lie
+// in its binding window [start - 1 us, end]: the lines DESIGN.md's rule
+// would have it claim. The line's own timestamp decides, not the nesting of
+// the spans: a return's timestamp is taken after the call's end, a little
+// later on a busy machine, so a call nested in the stall may seem to start
+// before it. A line counts for the first reclaim stall that takes it and for
+// the reclaims whose windows hold that one's (a soft limit reclaim inside a
+// direct reclaim counts for both). Its pages reclaimed are what its own end line says,
+// which the kernel counts with the reclaims nested in it.
 struct ReclaimTotals {
   std::string kind;
   std::uint64_t count = 0;
@@ -122,31 +128,28 @@ public:
   const std::optional<WorstStall>& worst() const { return worst_; }
   // Task rows folded into "other tasks" rows to make room.
   std::uint64_t folded_rows() const { return folded_rows_; }
-  // Spans whose figures are held for a reclaim around them, for tests.
-  std::size_t held_spans() const { return held_spans_; }
-  static constexpr std::size_t kHeldSpans = 4096;
+  // Figures held for a reclaim stall around them, for tests.
+  std::size_t held_figures() const { return held_figures_; }
+  static constexpr std::size_t kHeldFigures = 4096;
 
 private:
-  // What the lines of one span, and of the spans nested in it, add up to.
+  // What figure lines (LRU scans, shrinker calls) add up to.
   struct Figures {
     std::uint64_t pages_scanned = 0;
     Nanos shrinker_time = 0;
     bool any() const { return pages_scanned || shrinker_time; }
     void add(const Figures& other);
   };
-  // A span's figures, held until a reclaim stall around it takes them.
-  // What a span and the spans nested in it add up to: `fresh`, not yet in
-  // any reclaim stall's totals, and `counted`, in those of a reclaim nested
-  // in it (which a reclaim around it adds too, and nothing else needs).
-  struct Nested {
-    Figures fresh;
-    Figures counted;
-    bool any() const { return fresh.any() || counted.any(); }
-  };
+  // Figures printed by lines between `first` and `last` (their timestamps),
+  // held for the reclaim stall whose window holds them: one line's (or one
+  // shrinker call's) that a span other than a reclaim stall printed, or,
+  // `counted`, what a reclaim stall took, over its window, for a reclaim
+  // whose window holds that one.
   struct HeldFigures {
-    Nanos start;
-    Nanos end;
-    Nested figures;
+    Nanos first;
+    Nanos last;
+    Figures figures;
+    bool counted = false;
   };
   // What an incident's lines say, read once.
   struct LineFacts {
@@ -157,6 +160,7 @@ private:
     std::string_view gfp_flags;
   };
 
+  // Sums the figures into `facts` and lists them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
   std::string_view intern(std::string_view name);
@@ -164,8 +168,10 @@ private:
                        std::string_view comm, std::string_view kind, std::string_view span) const;
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
-  Nested take_nested(const Incident& incident, const Figures& own);
-  void hold(const Incident& incident, const Nested& figures);
+  HeldFigures take_held(const Incident& incident);
+  void drop_counted(const Incident& incident);
+  void hold(std::int32_t pid, const HeldFigures& figures);
+  void hold_lines(const Incident& incident); // lines_, each held apart
   std::vector<HeldFigures>* held_for(std::int32_t pid, bool create);
   void sweep_held(bool make_room);
 
@@ -196,12 +202,11 @@ private:
   std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
-  // Per task, in the order the spans closed (so, nearly, of their ends); at
-  // most kHeldSpans in all: a slow reclaim may hold hundreds of quicker
-  // shrinker calls whose caller was too quick to print, and thousands of
-  // tasks may reclaim at once.
+  // Per task, by their first timestamp; at most kHeldFigures in all: a slow
+  // reclaim may hold hundreds of quicker shrinker calls whose caller was too
+  // quick to print, and thousands of tasks may reclaim at once.
   std::unordered_map<std::int32_t, std::vector<HeldFigures>> held_;
-  std::size_t held_spans_ = 0; // in all of held_
+  std::size_t held_figures_ = 0; // in all of held_
   std::int32_t held_pid_ = 0;
   std::vector<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none
   std::size_t histogram_ = 0;                     // the last kind's, a cache
@@ -216,6 +221,14 @@ private:
   };
   std::vector<OpenShrink> open_shrinks_; // reused from span to span
   std::vector<LineEvent> events_;        // reused from span to span
+  // read_lines' figures, line by line (the index of an LRU line, whose
+  // time is read when it is held), reused from span to span.
+  struct LineFigures {
+    std::size_t line;
+    HeldFigures held;
+  };
+  static constexpr Nanos kUnread = -2;
+  std::vector<LineFigures> lines_;
 };
 
 } // namespace allocwatch

@@ -249,6 +249,35 @@ TEST_CASE("stall stats: what reclaim got, from its lines and from the spans nest
   CHECK(reclaim[0].shrinker_time == 3 * ms);
 }
 
+TEST_CASE("stall stats: a line counts for the reclaim whose window holds it, not by nesting") {
+  Feed f;
+  // The stall's return came late: its computed start, 1 ms, is after the
+  // start of the calls nested in it. Their lines decide by their own time.
+  f.span("shrink_lruvec", "", 9, "x", 1 * ms - 5 * us, 1 * ms + 400 * us,
+         {event(9, 1 * ms - 3 * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=7"),
+          event(9, 1 * ms + 300 * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=64"),
+          return_line("shrink_lruvec")});
+  // A call inside the stall's time whose line is before its window.
+  f.span("shrink_lruvec", "", 9, "x", 1 * ms + 500 * us, 1 * ms + 600 * us,
+         {event(9, 1 * ms - 2 * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=5"),
+          return_line("shrink_lruvec")});
+  // A sibling's line within the microsecond before it.
+  f.span("shrink_node", "", 9, "x", 0, 1 * ms,
+         {event(9, 1 * ms - 1 * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=1"),
+          return_line("shrink_node")});
+  f.span("try_to_free_mem_cgroup_pages", "memcg reclaim", 9, "x", 1 * ms, 2 * ms,
+         {event(9, 2 * ms, "mm_vmscan_memcg_reclaim_end", "nr_reclaimed=64"),
+          return_line("try_to_free_mem_cgroup_pages")});
+  REQUIRE(f.stats.reclaim().size() == 1);
+  CHECK(f.stats.reclaim()[0].pages_scanned == 65);
+  // A later reclaim whose window holds the lines left: they are its, once.
+  f.span("try_to_free_mem_cgroup_pages", "memcg reclaim", 9, "x", 1 * ms - 10 * us, 3 * ms,
+         {event(9, 3 * ms, "mm_vmscan_memcg_reclaim_end", "nr_reclaimed=1"),
+          return_line("try_to_free_mem_cgroup_pages")});
+  // 7 + 5 never taken, and the first reclaim's 65 (nested in this one).
+  CHECK(f.stats.reclaim()[0].pages_scanned == 65 + 77);
+}
+
 TEST_CASE("stall stats: events mode, a reclaim pair with its claimed lines and shrinker pairs") {
   Feed f;
   auto line = [](Nanos ts, std::string_view rest) {
@@ -355,13 +384,13 @@ TEST_CASE("stall stats: a comm that looks like an event name does not fool the r
 
 TEST_CASE("stall stats: the figures held for thousands of tasks stay bounded, newest kept") {
   Feed f;
-  const int tasks = static_cast<int>(StallStats::kHeldSpans) * 2;
+  const int tasks = static_cast<int>(StallStats::kHeldFigures) * 2;
   for (int pid = 1; pid <= tasks; ++pid)
     f.span("shrink_lruvec", "", pid, "x", pid * us, pid * us + 500,
            {event(pid, pid * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=2"),
             return_line("shrink_lruvec")});
-  CHECK(f.stats.held_spans() <= StallStats::kHeldSpans);
-  CHECK(f.stats.held_spans() >= StallStats::kHeldSpans * 3 / 4);
+  CHECK(f.stats.held_figures() <= StallStats::kHeldFigures);
+  CHECK(f.stats.held_figures() >= StallStats::kHeldFigures * 3 / 4);
   // The newest task's figures are still there for the reclaim around them.
   f.span("try_to_free_pages", "direct reclaim", tasks, "x", tasks * us - 1, tasks * us + 1000,
          {event(tasks, tasks * us, "mm_vmscan_direct_reclaim_begin", "order=0"),

@@ -15,8 +15,11 @@ allocwatch's code), this recomputes:
   - per kind, order and gfp flags of the printed begin tracepoint: count,
     total, max;
   - per kind of reclaim stall: count, total, the pages scanned and
-    shrinker time printed by the spans of the same task inside it, and the
-    pages reclaimed its own end line printed.
+    shrinker time of the lines of the same task printed up to it whose
+    timestamps lie in its window [start - 1 us, end] (each line for the
+    first reclaim stall whose window holds it, and for the reclaims whose
+    windows hold that one's), and the pages reclaimed its own end line
+    printed.
 Prints one line per check; exit 1 if any differs.
 """
 import json
@@ -78,26 +81,31 @@ def log2_bucket(duration_ns):
     return (duration_ns // MICRO).bit_length()
 
 
-def shrinker_time(span):
-    """Shrink_slab start..end pairs among a span's tracepoints, by instance;
-    a span that is itself a shrinker call whose start another span printed
-    is that call."""
-    total, open_starts = 0, []
+def figure_lines(span):
+    """What a span's lines add to a reclaim around them, line by line:
+    (first ts, last ts, pages scanned, shrinker ns). An LRU scan is one line;
+    a shrinker call, its start and end, paired by instance; a span that is
+    itself a shrinker call (its last line the end) is that call."""
+    figures, open_starts = [], []
     tps = span["tracepoints"]
     for i, tp in enumerate(tps):
-        if tp["event"] == "mm_shrink_slab_start":
+        if tp["event"] == "mm_vmscan_lru_shrink_inactive":
+            scanned = max(0, tp["fields"].get("nr_scanned", 0))
+            if scanned:
+                figures.append((tp["ts_ns"], tp["ts_ns"], scanned, 0))
+        elif tp["event"] == "mm_shrink_slab_start":
             open_starts.append((tp["fields"].get("instance"), tp["ts_ns"]))
         elif tp["event"] == "mm_shrink_slab_end":
             instance = tp["fields"].get("instance")
             for j in range(len(open_starts) - 1, -1, -1):
                 if open_starts[j][0] == instance:
-                    total += tp["ts_ns"] - open_starts[j][1]
+                    figures.append((open_starts[j][1], tp["ts_ns"], 0, tp["ts_ns"] - open_starts[j][1]))
                     del open_starts[j]
                     break
             else:
                 if i == len(tps) - 1 and span["lines"][-1].find("mm_shrink_slab_end") >= 0:
-                    total += span["duration_ns"]
-    return total
+                    figures.append((span["start_ns"], span["end_ns"], 0, span["duration_ns"]))
+    return [f for f in figures if f[2] or f[3]]
 
 
 def main():
@@ -117,12 +125,15 @@ def main():
     rows = defaultdict(list)
     histograms = defaultdict(lambda: defaultdict(int))
     orders = defaultdict(list)
-    reclaims = []
-    by_pid = defaultdict(list)
+    # What reclaim got, in the order the spans closed: per task, the figure
+    # lines no reclaim stall took yet, and (counted) what one took, for a
+    # reclaim around it. A stall that is not a reclaim drops the latter: no
+    # reclaim is around an allocation.
+    reclaim_totals = defaultdict(lambda: [0, 0, 0, 0, 0])
+    held = defaultdict(list)  # pid -> [(first, last, scanned, shrinker_ns, counted)]
     for span in spans:
         if span["start_ns"] < 0:
             continue
-        by_pid[span["pid"]].append(span)
         last = span["lines"][-1]
         name = span["name"]
         # A pair ends with its end tracepoint's line; a function with its return.
@@ -131,8 +142,12 @@ def main():
         elif name in function_kind and not any(f" {e}: " in last for e in pair_end.values()):
             kind = function_kind[name]
         else:
-            continue
+            kind = None
         background = is_background(span["comm"], background_names)
+        lines = [] if background else figure_lines(span)
+        if kind is None:
+            held[span["pid"]] += [line + (False,) for line in lines]
+            continue
         duration = span["duration_ns"]
         rows[(background, span["pid"], span["comm"], kind, name)].append(duration)
         if background:
@@ -144,9 +159,25 @@ def main():
         if begin is not None and isinstance(begin["fields"].get("order"), int):
             gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
             orders[(kind, begin["fields"]["order"], gfp)].append(duration)
-        if any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
-               for tp in span["tracepoints"]):
-            reclaims.append((kind, span))
+        window = (span["start_ns"] - MICRO, span["end_ns"])
+        inside = [h for h in held[span["pid"]] if window[0] <= h[0] and h[1] <= window[1]]
+        if not any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
+                   for tp in span["tracepoints"]):
+            held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and h in inside)]
+            held[span["pid"]] += [line + (False,) for line in lines]
+            continue
+        held[span["pid"]] = [h for h in held[span["pid"]] if h not in inside]
+        taken = inside + lines
+        t = reclaim_totals[kind]
+        t[0] += 1
+        t[1] += duration
+        t[2] += sum(h[2] for h in taken)
+        t[3] += sum(max(0, tp["fields"].get("nr_reclaimed", 0)) for tp in span["tracepoints"]
+                    if RECLAIM_END.match(tp["event"]))
+        t[4] += sum(h[3] for h in taken)
+        if taken:  # for a reclaim whose window holds this one's
+            held[span["pid"]].append((window[0], window[1], sum(h[2] for h in taken),
+                                      sum(h[3] for h in taken), True))
 
     # Stall and background rows.
     got = {}
@@ -196,26 +227,10 @@ def main():
           f"{len(want_orders)} order/gfp rows" +
           ("" if have_orders == want_orders else f": derived {want_orders}, reported {have_orders}"))
 
-    # What reclaim got: pages scanned and shrinker time from the tracepoints
-    # of the same task's spans inside each reclaim stall (1 us slack:
-    # truncated timestamps), itself and nested reclaims included; pages
-    # reclaimed from its own end line, which the kernel counts with the
-    # reclaims nested in it.
-    totals = defaultdict(lambda: [0, 0, 0, 0, 0])
-    for kind, stall in reclaims:
-        t = totals[kind]
-        t[0] += 1
-        t[1] += stall["duration_ns"]
-        t[3] += sum(max(0, tp["fields"].get("nr_reclaimed", 0)) for tp in stall["tracepoints"]
-                    if RECLAIM_END.match(tp["event"]))
-        for span in by_pid[stall["pid"]]:
-            if span["start_ns"] >= stall["start_ns"] - MICRO and span["end_ns"] <= stall["end_ns"]:
-                t[2] += sum(max(0, tp["fields"].get("nr_scanned", 0)) for tp in span["tracepoints"]
-                            if tp["event"] == "mm_vmscan_lru_shrink_inactive")
-                t[4] += shrinker_time(span)
+    # What reclaim got (summed above, span by span).
+    want = dict(reclaim_totals)
     have = {r["kind"]: [r["count"], r["total_ns"], r["pages_scanned"], r["pages_reclaimed"],
                         r["shrinker_ns"]] for r in report["reclaim"]}
-    want = {k: v for k, v in totals.items()}
     check(have == want, f"reclaim totals of {sorted(want)}" +
           ("" if have == want else f": derived {want}, reported {have}"))
 
