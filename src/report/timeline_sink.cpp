@@ -82,10 +82,13 @@ TimelineSink::Placement TimelineSink::place(const Incident& incident, Nanos star
     for (const Placed& p : placed)
       if (nested(p))
         shown = std::min(shown, p.shown_start);
+    // A span placed before this one closed before it: it can only be nested
+    // in this one or apart. One that seems to be around this one is not
+    // (a return stamped late, or pid 0 on another cpu), and the spans nested
+    // in it, no longer listed, may overlap this one: it overlaps.
     const bool overlaps = std::any_of(placed.begin(), placed.end(), [&](const Placed& p) {
       const bool apart = p.end <= shown || p.shown_start >= end;
-      const bool around = p.shown_start <= shown && p.end >= end;
-      return !nested(p) && !apart && !around;
+      return !nested(p) && !apart;
     });
     if (overlaps && lane + 1 < kLanes)
       continue;

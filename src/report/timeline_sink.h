@@ -20,9 +20,10 @@
 //   microseconds, so a span is widened (by less than 1 us) to cover the
 //   spans nested in it; args.duration_ns keeps its own duration. The viewers
 //   need the events of a track to nest; a span that overlaps one already
-//   written without nesting (the kernel's times do that under an unsteady
-//   clock) goes to an overlap track of its task, tid = pid + k * 2^22, named
-//   "comm-pid (overlap k)".
+//   written without nesting, or seems to lie inside one that closed before
+//   it (the kernel's times do that when a return is stamped late, or under
+//   an unsteady clock), goes to an overlap track of its task,
+//   tid = pid + k * 2^22, named "comm-pid (overlap k)".
 // - args: the kind of stall (empty: not a stall), duration_ns, and its
 //   tracepoint lines with their fields, as in the JSON output.
 // - A shrinker call (mm_shrink_slab_start/end pair) is named by its
