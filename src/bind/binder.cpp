@@ -141,11 +141,11 @@ TaskState* Binder::find_task(const Record& record) {
   const std::uint64_t key = task_key(record);
   if (cached_task_ != nullptr && cached_key_ == key)
     return cached_task_;
-  const auto found = tasks_.find(key);
-  if (found == tasks_.end())
+  TaskState* found = tasks_.find(key);
+  if (found == nullptr)
     return nullptr;
   cached_key_ = key;
-  cached_task_ = found->second.get();
+  cached_task_ = found;
   return cached_task_;
 }
 
@@ -162,28 +162,25 @@ TaskState& Binder::task_for(const Record& record) {
     spare_tasks_.pop_back();
   }
   cached_key_ = task_key(record);
-  cached_task_ = task.get();
-  tasks_.emplace(cached_key_, std::move(task));
+  cached_task_ = &tasks_.insert(cached_key_, std::move(task));
   return *cached_task_;
 }
 
 void Binder::sweep() {
   last_sweep_ = seq_;
   const Nanos cut = cutoff();
-  for (auto it = tasks_.begin(); it != tasks_.end();) {
-    TaskState& task = *it->second;
+  tasks_.forget_if([&](std::unique_ptr<TaskState>& owned) {
+    TaskState& task = *owned;
     drop_held_before(task, cut);
     stats_.pending_expired += task.expire_open(cut);
     if (release_)
       release(task, newest_ts_ - kReorderMargin);
-    if (!task.idle()) {
-      ++it;
-      continue;
-    }
+    if (!task.idle())
+      return false;
     if (spare_tasks_.size() < kSpareTasks && task.heap_bytes() == 0)
-      spare_tasks_.push_back(std::move(it->second));
-    it = tasks_.erase(it);
-  }
+      spare_tasks_.push_back(std::move(owned));
+    return true;
+  });
   cached_task_ = nullptr;
   sweep_at_tasks_ = std::max(kSweepAtTasks, 2 * tasks_.size());
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "bind/task_state.h"
+#include "bind/task_table.h"
 #include "profile/profile.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
@@ -142,7 +143,7 @@ private:
   bool release_;
   std::uint64_t last_sweep_ = 0; // seq_ of the last sweep
   std::size_t sweep_at_tasks_ = 4096;
-  std::unordered_map<std::uint64_t, std::unique_ptr<TaskState>> tasks_;
+  TaskTable tasks_;
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
