@@ -186,18 +186,19 @@ void Binder::sweep() {
 }
 
 void Binder::drop_held_before(TaskState& task, Nanos cutoff) {
-  while (!task.held.empty() && store_.ts(task.held.oldest) < cutoff) {
+  while (!task.held.empty() && task.held.oldest_ts < cutoff) {
     store_.remove(task.held.oldest);
     ++stats_.pending_expired;
   }
 }
 
 // DESIGN.md, "Releasing held lines": whether some span that has not closed
-// yet could still claim this line. Every answer "no" is a proof, assuming
-// what the claim scan assumes already: each task's lines come in time order.
-bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) const {
-  const Nanos ts = store_.ts(line);
-  const EventRole& role = *roles_by_id_[store_.event(line)];
+// yet could still claim the task's oldest held line. Every answer "no" is a
+// proof, assuming what the claim scan assumes already: each task's lines come
+// in time order.
+bool Binder::claimable_later(const TaskState& task, Nanos now) const {
+  const Nanos ts = task.held.oldest_ts;
+  const EventRole& role = *roles_by_id_[task.held.oldest_event];
   // A function's span: only a call still running, or one that begins later.
   // A line of the task at depth 0 proved that every call running at `ts`
   // has returned, and later calls begin after that line.
@@ -216,7 +217,7 @@ bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) con
 // Lines are released oldest first and the first line some span could still
 // claim stops it: what stays behind it is released later.
 void Binder::release(TaskState& task, Nanos now) {
-  while (!task.held.empty() && !claimable_later(task, task.held.oldest, now)) {
+  while (!task.held.empty() && !claimable_later(task, now)) {
     store_.remove(task.held.oldest);
     ++stats_.held_released;
   }

@@ -104,8 +104,9 @@ private:
   void on_event(const Record& record);
   void hold(TaskState& task, const Record& record, EventId event);
   void drop_held_before(TaskState& task, Nanos cutoff);
+  // Whether some span could still claim the task's oldest held line.
   // `now`: a time the task has certainly passed (its own newest line's).
-  bool claimable_later(const TaskState& task, HeldRef line, Nanos now) const;
+  bool claimable_later(const TaskState& task, Nanos now) const;
   void release(TaskState& task, Nanos now);
   void passed_outermost(const Record& record);
   void open_pair(TaskState& task, std::size_t pair, const Record& record);
