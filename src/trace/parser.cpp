@@ -474,7 +474,9 @@ Record parse_event_line(string_view line) {
     return malformed(line);
   p = skip_spaces(p, end);
   Nanos ts = 0;
-  const char* q = read_timestamp(p, end, ts);
+  // The flags column ("d..1.") stands before the timestamp since 2.6.x
+  // kernels: no timestamp is tried where no digit is.
+  const char* q = p < end && is_digit(*p) ? read_timestamp(p, end, ts) : nullptr;
   if (q == nullptr || q == end || *q != ':') {
     // irq-info flags: "d..1." (4 characters before 5.x kernels)
     const char* flags = p;
