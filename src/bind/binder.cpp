@@ -350,7 +350,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   }
   if (active.spec->shrinker) {
     const ShrinkerId id = parse_shrinker_id(record.fields);
-    if (id.instance != begin.instance) {
+    if (id.instance != begin.instance()) {
       // Another shrinker's end: its start was lost, or this one's end was.
       // Either way pairing them would invent a latency.
       ++stats_.unmatched_ends;

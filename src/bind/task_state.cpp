@@ -45,6 +45,14 @@ OpenBegin& TaskState::begin(std::size_t pair) {
   return begins_[pair];
 }
 
+void OpenBegin::set_instance(std::string_view instance) {
+  instance_size_ = instance.size();
+  if (instance.size() <= kShortInstance)
+    std::copy(instance.begin(), instance.end(), short_instance_);
+  else
+    long_instance_.assign(instance);
+}
+
 bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
                            std::string_view line) {
   const bool replaced = begin.open;
@@ -55,7 +63,7 @@ bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::s
   begin.emitted = false;
   begin.ts = ts;
   begin.seq = seq;
-  begin.instance.assign(instance);
+  begin.set_instance(instance);
   begin.line.assign(line);
   return replaced;
 }
@@ -81,7 +89,7 @@ std::size_t TaskState::heap_bytes() const {
   for (const OpenEntry& entry : entries_)
     bytes += entry.name.capacity() + entry.line.capacity();
   for (const OpenBegin& begin : begins_)
-    bytes += begin.instance.capacity() + begin.line.capacity();
+    bytes += begin.long_instance_.capacity() + begin.line.capacity();
   return bytes;
 }
 

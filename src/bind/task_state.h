@@ -31,8 +31,28 @@ struct OpenBegin {
   bool emitted = false;
   Nanos ts = 0;
   std::uint64_t seq = 0;
-  std::string instance; // shrinker pairs: the shrinker instance of the begin
   std::string line;
+
+  // Shrinker pairs: the shrinker instance of the begin, which the end's must
+  // match.
+  std::string_view instance() const {
+    return instance_size_ <= kShortInstance ? std::string_view(short_instance_, instance_size_)
+                                            : std::string_view(long_instance_);
+  }
+  void set_instance(std::string_view instance);
+
+private:
+  // The kernel prints an instance as "%p": 16 hex digits on a 64-bit kernel,
+  // one more than a std::string holds without the heap. Kept here, the end's
+  // comparison reads nothing but the begin, where with thousands of tasks in
+  // reclaim a separate buffer was a cache miss at the begin and at the end.
+  // Longer text (no kernel prints it) goes to the heap.
+  static constexpr std::size_t kShortInstance = 16;
+  char short_instance_[kShortInstance] = {};
+  std::size_t instance_size_ = 0;
+  std::string long_instance_;
+
+  friend class TaskState; // heap_bytes() counts long_instance_
 };
 
 class TaskState {
