@@ -9,6 +9,7 @@
 #include "util/duration.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,8 +37,8 @@ struct OpenBegin {
   // Shrinker pairs: the shrinker instance of the begin, which the end's must
   // match.
   std::string_view instance() const {
-    return instance_size_ <= kShortInstance ? std::string_view(short_instance_, instance_size_)
-                                            : std::string_view(long_instance_);
+    return long_instance_ != nullptr ? std::string_view(*long_instance_)
+                                     : std::string_view(short_instance_, short_size_);
   }
   void set_instance(std::string_view instance);
 
@@ -46,11 +47,12 @@ private:
   // one more than a std::string holds without the heap. Kept here, the end's
   // comparison reads nothing but the begin, where with thousands of tasks in
   // reclaim a separate buffer was a cache miss at the begin and at the end.
-  // Longer text (no kernel prints it) goes to the heap.
+  // Longer text (no kernel prints it) goes to the heap; the begin is no
+  // larger than with a std::string.
   static constexpr std::size_t kShortInstance = 16;
+  std::unique_ptr<std::string> long_instance_; // null unless the instance is longer
+  std::uint8_t short_size_ = 0;
   char short_instance_[kShortInstance] = {};
-  std::size_t instance_size_ = 0;
-  std::string long_instance_;
 
   friend class TaskState; // heap_bytes() counts long_instance_
 };
