@@ -141,11 +141,11 @@ TaskState* Binder::find_task(const Record& record) {
   const std::uint64_t key = task_key(record);
   if (cached_task_ != nullptr && cached_key_ == key)
     return cached_task_;
-  const auto found = tasks_.find(key);
-  if (found == tasks_.end())
+  TaskState* found = tasks_.find(key);
+  if (found == nullptr)
     return nullptr;
   cached_key_ = key;
-  cached_task_ = found->second.get();
+  cached_task_ = found;
   return cached_task_;
 }
 
@@ -162,45 +162,43 @@ TaskState& Binder::task_for(const Record& record) {
     spare_tasks_.pop_back();
   }
   cached_key_ = task_key(record);
-  cached_task_ = task.get();
-  tasks_.emplace(cached_key_, std::move(task));
+  cached_task_ = &tasks_.insert(cached_key_, std::move(task));
   return *cached_task_;
 }
 
 void Binder::sweep() {
   last_sweep_ = seq_;
   const Nanos cut = cutoff();
-  for (auto it = tasks_.begin(); it != tasks_.end();) {
-    TaskState& task = *it->second;
+  tasks_.forget_if([&](std::unique_ptr<TaskState>& owned) {
+    TaskState& task = *owned;
     drop_held_before(task, cut);
     stats_.pending_expired += task.expire_open(cut);
     if (release_)
       release(task, newest_ts_ - kReorderMargin);
-    if (!task.idle()) {
-      ++it;
-      continue;
-    }
+    if (!task.idle())
+      return false;
     if (spare_tasks_.size() < kSpareTasks && task.heap_bytes() == 0)
-      spare_tasks_.push_back(std::move(it->second));
-    it = tasks_.erase(it);
-  }
+      spare_tasks_.push_back(std::move(owned));
+    return true;
+  });
   cached_task_ = nullptr;
   sweep_at_tasks_ = std::max(kSweepAtTasks, 2 * tasks_.size());
 }
 
 void Binder::drop_held_before(TaskState& task, Nanos cutoff) {
-  while (!task.held.empty() && store_.ts(task.held.oldest) < cutoff) {
+  while (!task.held.empty() && task.held.oldest_ts < cutoff) {
     store_.remove(task.held.oldest);
     ++stats_.pending_expired;
   }
 }
 
 // DESIGN.md, "Releasing held lines": whether some span that has not closed
-// yet could still claim this line. Every answer "no" is a proof, assuming
-// what the claim scan assumes already: each task's lines come in time order.
-bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) const {
-  const Nanos ts = store_.ts(line);
-  const EventRole& role = *roles_by_id_[store_.event(line)];
+// yet could still claim the task's oldest held line. Every answer "no" is a
+// proof, assuming what the claim scan assumes already: each task's lines come
+// in time order.
+bool Binder::claimable_later(const TaskState& task, Nanos now) const {
+  const Nanos ts = task.held.oldest_ts;
+  const EventRole& role = *roles_by_id_[task.held.oldest_event];
   // A function's span: only a call still running, or one that begins later.
   // A line of the task at depth 0 proved that every call running at `ts`
   // has returned, and later calls begin after that line.
@@ -219,7 +217,7 @@ bool Binder::claimable_later(const TaskState& task, HeldRef line, Nanos now) con
 // Lines are released oldest first and the first line some span could still
 // claim stops it: what stays behind it is released later.
 void Binder::release(TaskState& task, Nanos now) {
-  while (!task.held.empty() && !claimable_later(task, task.held.oldest, now)) {
+  while (!task.held.empty() && !claimable_later(task, now)) {
     store_.remove(task.held.oldest);
     ++stats_.held_released;
   }
@@ -352,7 +350,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   }
   if (active.spec->shrinker) {
     const ShrinkerId id = parse_shrinker_id(record.fields);
-    if (id.instance != begin.instance) {
+    if (id.instance != begin.instance()) {
       // Another shrinker's end: its start was lost, or this one's end was.
       // Either way pairing them would invent a latency.
       ++stats_.unmatched_ends;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "bind/task_state.h"
+#include "bind/task_table.h"
 #include "profile/profile.h"
 #include "report/run_stats.h"
 #include "report/shrinker_stats.h"
@@ -103,8 +104,9 @@ private:
   void on_event(const Record& record);
   void hold(TaskState& task, const Record& record, EventId event);
   void drop_held_before(TaskState& task, Nanos cutoff);
+  // Whether some span could still claim the task's oldest held line.
   // `now`: a time the task has certainly passed (its own newest line's).
-  bool claimable_later(const TaskState& task, HeldRef line, Nanos now) const;
+  bool claimable_later(const TaskState& task, Nanos now) const;
   void release(TaskState& task, Nanos now);
   void passed_outermost(const Record& record);
   void open_pair(TaskState& task, std::size_t pair, const Record& record);
@@ -142,7 +144,7 @@ private:
   bool release_;
   std::uint64_t last_sweep_ = 0; // seq_ of the last sweep
   std::size_t sweep_at_tasks_ = 4096;
-  std::unordered_map<std::uint64_t, std::unique_ptr<TaskState>> tasks_;
+  TaskTable tasks_;
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task

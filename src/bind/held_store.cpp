@@ -85,10 +85,15 @@ void HeldStore::pad_to_end(std::size_t at) {
 
 void HeldStore::unlink(Header& h) {
   HeldList& list = *h.owner;
-  if (h.prev != kNoLine)
+  if (h.prev != kNoLine) {
     header(h.prev).next = h.next;
-  else
+  } else {
     list.oldest = h.next;
+    if (h.next != kNoLine) {
+      list.oldest_event = header(h.next).event;
+      list.oldest_ts = header(h.next).ts;
+    }
+  }
   if (h.next != kNoLine)
     header(h.next).prev = h.prev;
   else
@@ -217,10 +222,13 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
                                event,
                                0};
   std::memcpy(buf_.get() + at + sizeof(Header), line.data(), line.size());
-  if (list.newest != kNoLine)
+  if (list.newest != kNoLine) {
     header(list.newest).next = at;
-  else
+  } else {
     list.oldest = at;
+    list.oldest_event = event;
+    list.oldest_ts = ts;
+  }
   list.newest = at;
   ++list.count;
   if (used_ == 0)

@@ -32,6 +32,11 @@ struct HeldList {
   HeldRef oldest = kNoLine;
   HeldRef newest = kNoLine;
   std::uint32_t count = 0;
+  // The oldest line's event and time (meaningless when empty), copied here:
+  // whether it can be released is asked on every line of the task, and with
+  // thousands of tasks the line's own header is rarely in the cache.
+  EventId oldest_event = 0;
+  Nanos oldest_ts = 0;
   bool empty() const { return count == 0; }
 };
 

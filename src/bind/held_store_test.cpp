@@ -23,6 +23,11 @@ Lines lines_of(const HeldStore& store, const HeldList& list) {
   for (HeldRef ref = list.newest; ref != kNoLine; ref = store.older(ref))
     back.emplace_back(store.line(ref));
   CHECK(Lines(back.rbegin(), back.rend()) == lines);
+  // The copy of the oldest line's event and time follows it.
+  if (list.oldest != kNoLine) {
+    CHECK(list.oldest_event == store.event(list.oldest));
+    CHECK(list.oldest_ts == store.ts(list.oldest));
+  }
   return lines;
 }
 

@@ -45,6 +45,18 @@ OpenBegin& TaskState::begin(std::size_t pair) {
   return begins_[pair];
 }
 
+void OpenBegin::set_instance(std::string_view instance) {
+  if (instance.size() <= kShortInstance) {
+    long_instance_.reset();
+    std::copy(instance.begin(), instance.end(), short_instance_);
+    short_size_ = static_cast<std::uint8_t>(instance.size());
+    return;
+  }
+  if (long_instance_ == nullptr)
+    long_instance_ = std::make_unique<std::string>();
+  long_instance_->assign(instance);
+}
+
 bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
                            std::string_view line) {
   const bool replaced = begin.open;
@@ -55,7 +67,7 @@ bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::s
   begin.emitted = false;
   begin.ts = ts;
   begin.seq = seq;
-  begin.instance.assign(instance);
+  begin.set_instance(instance);
   begin.line.assign(line);
   return replaced;
 }
@@ -81,7 +93,9 @@ std::size_t TaskState::heap_bytes() const {
   for (const OpenEntry& entry : entries_)
     bytes += entry.name.capacity() + entry.line.capacity();
   for (const OpenBegin& begin : begins_)
-    bytes += begin.instance.capacity() + begin.line.capacity();
+    bytes += begin.line.capacity() + (begin.long_instance_ != nullptr
+                                          ? sizeof(std::string) + begin.long_instance_->capacity()
+                                          : 0);
   return bytes;
 }
 

@@ -9,6 +9,7 @@
 #include "util/duration.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,8 +32,29 @@ struct OpenBegin {
   bool emitted = false;
   Nanos ts = 0;
   std::uint64_t seq = 0;
-  std::string instance; // shrinker pairs: the shrinker instance of the begin
   std::string line;
+
+  // Shrinker pairs: the shrinker instance of the begin, which the end's must
+  // match.
+  std::string_view instance() const {
+    return long_instance_ != nullptr ? std::string_view(*long_instance_)
+                                     : std::string_view(short_instance_, short_size_);
+  }
+  void set_instance(std::string_view instance);
+
+private:
+  // The kernel prints an instance as "%p": 16 hex digits on a 64-bit kernel,
+  // one more than a std::string holds without the heap. Kept here, the end's
+  // comparison reads nothing but the begin, where with thousands of tasks in
+  // reclaim a separate buffer was a cache miss at the begin and at the end.
+  // Longer text (no kernel prints it) goes to the heap; the begin is no
+  // larger than with a std::string.
+  static constexpr std::size_t kShortInstance = 16;
+  std::unique_ptr<std::string> long_instance_; // null unless the instance is longer
+  std::uint8_t short_size_ = 0;
+  char short_instance_[kShortInstance] = {};
+
+  friend class TaskState; // heap_bytes() counts long_instance_
 };
 
 class TaskState {

@@ -50,6 +50,26 @@ TEST_CASE("begins open, replace and close; expire drops old ones") {
   CHECK(task.idle());
 }
 
+TEST_CASE("a begin keeps its shrinker instance, of any length") {
+  TaskState task;
+  OpenBegin& begin = task.begin(0);
+  CHECK(begin.instance().empty());
+  // A 64-bit kernel's %p, kept in the begin itself.
+  task.open_begin(begin, 1, 1, "00000000a36749f3", "start");
+  CHECK(begin.instance() == "00000000a36749f3");
+  const std::size_t short_bytes = task.heap_bytes();
+  // Longer than any kernel prints: on the heap, and counted there.
+  const std::string long_instance(100, 'x');
+  task.open_begin(begin, 2, 2, long_instance, "start");
+  CHECK(begin.instance() == long_instance);
+  CHECK(task.heap_bytes() > short_bytes);
+  // And back to a short one, and to none (a pair that is not a shrinker's).
+  task.open_begin(begin, 3, 3, "c0a01234", "start");
+  CHECK(begin.instance() == "c0a01234");
+  task.open_begin(begin, 4, 4, "", "start");
+  CHECK(begin.instance().empty());
+}
+
 TEST_CASE("a task that held lines and has nothing open owns no buffer") {
   HeldStore store(1 << 16);
   TaskState task;

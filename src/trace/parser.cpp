@@ -73,8 +73,10 @@ bool only_dashes_and_spaces(const char* p, const char* end) {
   return true;
 }
 
-// The first of a or b in [p, end), or end; eight bytes at a time.
-const char* find_either(const char* p, const char* end, char a, char b) {
+// The first of a or b in [p, end), or end; eight bytes at a time. Inlined:
+// with a and b known at the call, the byte masks fold to constants.
+[[gnu::always_inline]] inline const char* find_either(const char* p, const char* end, char a,
+                                                      char b) {
   for (; end - p >= 8; p += 8) {
     const std::uint64_t word = swar::load8(p);
     const std::uint64_t found =
@@ -88,21 +90,9 @@ const char* find_either(const char* p, const char* end, char a, char b) {
   return p;
 }
 
-// 1 to max_digits decimal digits (so no overflow); nullptr on none or more.
-const char* read_number(const char* p, const char* end, size_t max_digits, std::uint64_t& value) {
-  if (end - p >= 8) {
-    // Numbers of up to 7 digits (every cpu, pid and seconds of uptime below
-    // 115 days) end within one word: find the end and convert at once.
-    const std::uint64_t word = swar::load8(p);
-    const std::uint64_t stops = swar::nondigit_bytes(word);
-    if (stops != 0) {
-      const size_t n = swar::first_nonzero(stops);
-      if (n == 0 || n > max_digits)
-        return nullptr;
-      value = swar::leading_digits_value(word, n);
-      return p + n;
-    }
-  }
+// read_number for what one word does not hold: a digit at a time.
+const char* read_long_number(const char* p, const char* end, size_t max_digits,
+                             std::uint64_t& value) {
   const char* first = p;
   const char* last = static_cast<size_t>(end - p) > max_digits ? p + max_digits : end;
   std::uint64_t v = 0;
@@ -119,22 +109,33 @@ const char* read_number(const char* p, const char* end, size_t max_digits, std::
   return p;
 }
 
+// 1 to max_digits decimal digits (so no overflow); nullptr on none or more.
+// Inlined: a line has four or five numbers, and the common case is a few
+// instructions, fewer than a call.
+[[gnu::always_inline]] inline const char* read_number(const char* p, const char* end,
+                                                      size_t max_digits, std::uint64_t& value) {
+  if (end - p >= 8) {
+    // Numbers of up to 7 digits (every cpu, pid and seconds of uptime below
+    // 115 days) end within one word: find the end and convert at once.
+    const std::uint64_t word = swar::load8(p);
+    const std::uint64_t stops = swar::nondigit_bytes(word);
+    if (stops != 0) {
+      const size_t n = swar::first_nonzero(stops);
+      if (n == 0 || n > max_digits)
+        return nullptr;
+      value = swar::leading_digits_value(word, n);
+      return p + n;
+    }
+  }
+  return read_long_number(p, end, max_digits, value);
+}
+
 constexpr std::uint64_t kPow10[] = {1,      10,      100,      1000,      10000,
                                     100000, 1000000, 10000000, 100000000, 1000000000};
 
 // "224.593574" (any 1..9 fraction digits) to ns. Seconds are bounded so the
-// result fits in Nanos.
-// True when p[0..5] are all digits (the caller checked there are 6 bytes).
-bool six_digits(const char* p) {
-  std::uint64_t word = 0;
-  std::memcpy(&word, p, 6);
-  // Each byte minus '0' must be below 10: adding 0x76 then carries into the
-  // high bit exactly for bytes above '9', and the subtraction borrows for
-  // bytes below '0'.
-  const std::uint64_t digits = word - 0x0000303030303030ULL;
-  return ((digits | (digits + 0x0000767676767676ULL)) & 0x0000808080808080ULL) == 0;
-}
-
+// result fits in Nanos. A microsecond clock's 6 digits take read_number's
+// one-word path.
 const char* read_timestamp(const char* p, const char* end, Nanos& ns) {
   constexpr std::uint64_t kMaxSeconds = INT64_MAX / kSecond - 1;
   std::uint64_t seconds = 0;
@@ -143,17 +144,8 @@ const char* read_timestamp(const char* p, const char* end, Nanos& ns) {
   if (p == nullptr || seconds > kMaxSeconds || p == end || *p != '.')
     return nullptr;
   const char* fraction_begin = ++p;
-  if (end - p > 6 && six_digits(p) && !is_digit(p[6])) {
-    // The common case, a microsecond clock's 6 digits, without the loop.
-    fraction = static_cast<std::uint64_t>(p[0] - '0') * 100000 +
-               static_cast<std::uint64_t>(p[1] - '0') * 10000 +
-               static_cast<std::uint64_t>(p[2] - '0') * 1000 +
-               static_cast<std::uint64_t>(p[3] - '0') * 100 +
-               static_cast<std::uint64_t>(p[4] - '0') * 10 + static_cast<std::uint64_t>(p[5] - '0');
-    p += 6;
-  } else if ((p = read_number(p, end, 9, fraction)) == nullptr) {
+  if ((p = read_number(p, end, 9, fraction)) == nullptr)
     return nullptr;
-  }
   ns = static_cast<Nanos>(seconds * kSecond + fraction * kPow10[9 - (p - fraction_begin)]);
   return p;
 }
@@ -291,9 +283,10 @@ LineKind parse_graph_body(string_view body, Record& r) {
       return LineKind::Malformed;
     string_view text = body.substr(3, body.size() - 6);
     // "name: fields": the name is what stands before the first ':', if no
-    // space does. memchr, not a byte loop: every event line passes here.
-    const size_t i = text.find(':');
-    if (i != 0 && i != string_view::npos && text.substr(0, i).find(' ') == string_view::npos) {
+    // space does. Eight bytes at a time: every event line passes here.
+    const size_t i = static_cast<size_t>(
+        find_either(text.data(), text.data() + text.size(), ':', ' ') - text.data());
+    if (i != 0 && i < text.size() && text[i] == ':') {
       r.name = text.substr(0, i);
       r.fields = text.substr(i + 1);
       if (starts(r.fields, " "))
@@ -324,6 +317,25 @@ LineKind parse_graph_body(string_view body, Record& r) {
       return is_comment_or_empty(after.substr(2)) ? LineKind::GraphEntry : LineKind::Malformed;
     from = close + 1;
   }
+}
+
+// Whether [p, end) holds " => " (a context-switch banner). memchr for the
+// rare '=', not string_view::find, which stops at every space of the
+// banner's padding.
+bool has_arrow(const char* p, const char* end) {
+  if (end - p < 4)
+    return false;
+  // The '=' stands after one byte and before two.
+  for (const char* from = p + 1; end - from >= 3;) {
+    const char* equals =
+        static_cast<const char*>(std::memchr(from, '=', static_cast<size_t>(end - from - 2)));
+    if (equals == nullptr)
+      return false;
+    if (equals[-1] == ' ' && equals[1] == '>' && equals[2] == ' ')
+      return true;
+    from = equals + 1;
+  }
+  return false;
 }
 
 bool is_irq_marker(const char* p, const char* end) {
@@ -383,8 +395,7 @@ Record parse_graph(string_view line) {
       return malformed(line);
     p = bar + 1;
     fixed_spaces = 1;
-  } else if (bar == nullptr && r.ts < 0 &&
-             string_view(p, static_cast<size_t>(end - p)).find(" => ") != string_view::npos) {
+  } else if (bar == nullptr && r.ts < 0 && has_arrow(p, end)) {
     return skip(line); // context-switch banner " 0)  a-1  =>  b-2 "
   }
 
@@ -474,7 +485,9 @@ Record parse_event_line(string_view line) {
     return malformed(line);
   p = skip_spaces(p, end);
   Nanos ts = 0;
-  const char* q = read_timestamp(p, end, ts);
+  // The flags column ("d..1.") stands before the timestamp since 2.6.x
+  // kernels: no timestamp is tried where no digit is.
+  const char* q = p < end && is_digit(*p) ? read_timestamp(p, end, ts) : nullptr;
   if (q == nullptr || q == end || *q != ':') {
     // irq-info flags: "d..1." (4 characters before 5.x kernels)
     const char* flags = p;

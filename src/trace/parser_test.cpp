@@ -627,11 +627,21 @@ TEST_CASE("skipped lines") {
         "#      |          |    |    |           |   |                     |   |   |   |",
         " ------------------------------------------", " 0)    awk-156     =>    init-159   ",
         " 1)     sh-161     =>     dd-160    ", " 12)  <idle>-0    =>  kswapd0-35   ",
-        " (Overruns: 3)"}) {
+        // '=' and '>' in comms before the arrow, and the shortest banner
+        " 3)  a=b-7  =>  c=>d-8 ", " 4)  x =>y-1 => z-2 ", " 0)  => ", " (Overruns: 3)"}) {
     CAPTURE(line);
     Record r = parse_line(line);
     CHECK(r.kind == LineKind::Skip);
     CHECK(r.format == TraceFormat::Unknown);
+  }
+}
+
+TEST_CASE("a cpu column without \" => \" is no banner") {
+  // Each lacks the arrow by one byte: not skipped as a banner.
+  for (std::string_view line : {" 0)  a=>b-1 ", " 0)  a =>b-1 ", " 0)  a=> b-1 ", " 0)  a = > b-1",
+                                " 0)  a ==b-1 ", " 0) =>", " 0)  a -> b-1 "}) {
+    CAPTURE(line);
+    CHECK(parse_line(line).kind != LineKind::Skip);
   }
 }
 
