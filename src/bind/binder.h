@@ -12,7 +12,7 @@
 #include "report/shrinker_stats.h"
 #include "report/sink.h"
 #include "trace/record.h"
-#include "util/name_table.h"
+#include "util/flat_map.h"
 #include "util/string_hash.h"
 
 #include <cstdint>

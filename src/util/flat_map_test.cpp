@@ -1,4 +1,4 @@
-#include "util/name_table.h"
+#include "util/flat_map.h"
 
 #include <doctest/doctest.h>
 #include <map>
@@ -6,14 +6,14 @@
 
 using namespace allocwatch;
 
-TEST_CASE("NameTable: an empty table finds nothing") {
+TEST_CASE("FlatMap (NameTable): an empty table finds nothing") {
   NameTable<int> table;
   CHECK(table.find("mm_shrink_slab_start") == nullptr);
   CHECK(table.find("") == nullptr);
   CHECK(table.size() == 0);
 }
 
-TEST_CASE("NameTable: finds each name it holds and no other, through growth") {
+TEST_CASE("FlatMap (NameTable): finds each name it holds and no other, through growth") {
   // Names that share a length, a prefix or a suffix, as event names do.
   std::map<std::string, int> values;
   for (int i = 0; i < 300; ++i) {
@@ -35,7 +35,7 @@ TEST_CASE("NameTable: finds each name it holds and no other, through growth") {
     CHECK(table.find(absent) == nullptr);
 }
 
-TEST_CASE("NameTable: insert replaces, clear empties") {
+TEST_CASE("FlatMap (NameTable): insert replaces, clear empties") {
   int first = 1;
   int second = 2;
   NameTable<int> table;
