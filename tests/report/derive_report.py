@@ -160,13 +160,17 @@ def main():
             gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
             orders[(kind, begin["fields"]["order"], gfp)].append(duration)
         window = (span["start_ns"] - MICRO, span["end_ns"])
-        inside = [h for h in held[span["pid"]] if window[0] <= h[0] and h[1] <= window[1]]
+
+        def in_window(h):
+            return window[0] <= h[0] and h[1] <= window[1]
+
+        inside = [h for h in held[span["pid"]] if in_window(h)]
         if not any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
                    for tp in span["tracepoints"]):
-            held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and h in inside)]
+            held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and in_window(h))]
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
-        held[span["pid"]] = [h for h in held[span["pid"]] if h not in inside]
+        held[span["pid"]] = [h for h in held[span["pid"]] if not in_window(h)]
         taken = inside + lines
         t = reclaim_totals[kind]
         t[0] += 1
