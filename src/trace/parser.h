@@ -44,4 +44,9 @@ namespace allocwatch {
 
 Record parse_line(std::string_view line) noexcept;
 
+// parse_line without its fixed-layout shortcuts (the kernel's usual column
+// widths, checked a word at a time): the general walk alone. The two return
+// identical Records for every line; tests and the fuzzer compare them.
+Record parse_line_general(std::string_view line) noexcept;
+
 } // namespace allocwatch

@@ -38,12 +38,30 @@ constexpr std::uint64_t zero_bytes(std::uint64_t x) {
   return nonzero_bytes(x) ^ repeat(0x80);
 }
 
+// 0x80 in the first (lowest) byte of x that is zero and maybe in bytes above
+// it, never below: exact for where the first zero byte is, and whether there
+// is one, in fewer steps than zero_bytes(). A borrow starts only at a zero
+// byte and only moves up; a byte without one sets its bit only when zero.
+constexpr std::uint64_t first_zero_byte(std::uint64_t x) {
+  return (x - repeat(0x01)) & ~x & repeat(0x80);
+}
+
 // 0x80 in each byte that is not an ASCII digit, 0 in each digit.
 constexpr std::uint64_t nondigit_bytes(std::uint64_t word) {
   // Digits become 0..9; (x & 0x7f) + 0x76 reaches the high bit iff x & 0x7f
   // is 10 or more, and stays below 0x100.
   const std::uint64_t x = word ^ repeat('0');
   return (((x & repeat(0x7f)) + repeat(0x76)) | x) & repeat(0x80);
+}
+
+// Whether each byte of `field` (0xff in the bytes that count) in word is an
+// ASCII digit: its high nibble 3, and its low one 0..9, so that adding 6
+// keeps the high nibble. Adding 6 carries out of a byte only when the byte
+// is 0xfa or more, which already fails the first test.
+constexpr bool all_digits(std::uint64_t word, std::uint64_t field) {
+  const std::uint64_t high = field & repeat(0xf0);
+  return (word & high) == (field & repeat(0x30)) &&
+         ((word + (field & repeat(0x06))) & high) == (field & repeat(0x30));
 }
 
 // Index of the first (lowest) byte of a nonzero word that is not zero.

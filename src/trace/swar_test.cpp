@@ -99,5 +99,42 @@ TEST_CASE("swar: digits to numbers, leading or trailing, every length") {
   }
 }
 
+TEST_CASE("swar: first_zero_byte finds the first zero byte, whatever follows it") {
+  CHECK(first_zero_byte(repeat(0x01)) == 0);
+  CHECK(first_zero_byte(~std::uint64_t{0}) == 0);
+  for (unsigned byte = 0; byte < 256; ++byte)
+    for (std::size_t at = 0; at < 8; ++at)
+      for (std::uint64_t rest : {std::uint64_t{0}, repeat(0x01), repeat(0x80), repeat(0xff)}) {
+        // `byte` at `at`, nonzero bytes below it, `rest` above it.
+        const std::uint64_t below = at == 0 ? 0 : repeat(0x01) >> (8 * (8 - at));
+        const std::uint64_t above = at == 7 ? 0 : rest << (8 * (at + 1));
+        const std::uint64_t word = below | (std::uint64_t{byte} << (8 * at)) | above;
+        const std::uint64_t found = first_zero_byte(word);
+        if (byte == 0) {
+          REQUIRE(found != 0);
+          CHECK(first_nonzero(found) == at);
+        } else if (rest != 0) {
+          CHECK(found == 0);
+        }
+      }
+}
+
+TEST_CASE("swar: all_digits is exact per byte of the field") {
+  const std::uint64_t six = 0x0000ffffffffffffULL;
+  CHECK(all_digits(word_of("123456:x"), six));
+  CHECK(all_digits(word_of("0000009x"), six));
+  CHECK_FALSE(all_digits(word_of("12345 :x"), six));
+  CHECK(all_digits(word_of("abcdefgh"), 0)); // no byte counts
+  CHECK(all_digits(word_of("12345678"), ~std::uint64_t{0}));
+  for (unsigned byte = 0; byte < 256; ++byte)
+    for (std::size_t at = 0; at < 8; ++at) {
+      std::string text = "99999999";
+      text[at] = static_cast<char>(byte);
+      const bool digit = byte >= '0' && byte <= '9';
+      CHECK(all_digits(word_of(text), ~std::uint64_t{0}) == digit);
+      CHECK(all_digits(word_of(text), six) == (digit || at >= 6));
+    }
+}
+
 } // namespace
 } // namespace allocwatch::swar
