@@ -270,24 +270,25 @@ struct PidDigits {
   return static_cast<Nanos>(swar::leading_digits_value(word, 6) * kMicro);
 }
 
-// Events, from the byte after ']': " ", the irq-info flags (1..6 characters,
+// Events, from the byte after ']': " ", the irq-info flags (1..7 characters,
 // the first no digit), then " %5lu.%06lu:". Returns the ':', as event_time()
 // does: skip_spaces() stops at the flags, which start with no digit, so the
-// general walk takes them up to the same space and reads the same timestamp
-// after the same spaces.
+// general walk takes them up to the same space (the first of the word after
+// p) and reads the same timestamp after the same spaces (up to the first
+// other byte of the word from that space).
 const char* event_time_fixed(const char* p, const char* end, Nanos& ts) {
-  // The most read: ' ', 6 flags, 8 spaces, 7 digits, '.', 6 digits, ':'.
-  if (end - p < 30 || p[0] != ' ' || p[1] == ' ' || is_digit(p[1]))
+  // The most read: ' ', 7 flags, 8 spaces and other, 7 digits, '.', 6 digits, ':'.
+  if (end - p < 32 || p[0] != ' ' || p[1] == ' ' || is_digit(p[1]))
     return nullptr;
-  const char* q = p + 2;
-  while (*q != ' ')
-    if (++q == p + 8)
-      return nullptr;
-  for (const char* const spaces_end = q + 8; *q == ' ';)
-    if (++q == spaces_end)
-      return nullptr;
+  const std::uint64_t flags_end = swar::first_zero_byte(swar::load8(p + 1) ^ swar::repeat(' '));
+  if (flags_end == 0)
+    return nullptr;
+  const char* q = p + 1 + swar::first_nonzero(flags_end);
+  const std::uint64_t seconds_begin = swar::load8(q) ^ swar::repeat(' ');
+  if (seconds_begin == 0)
+    return nullptr;
   std::uint64_t seconds = 0;
-  q = short_number(q, 7, seconds);
+  q = short_number(q + swar::first_nonzero(seconds_begin), 7, seconds);
   if (q == nullptr)
     return nullptr;
   const Nanos fraction = micro_fraction(q, ':');
@@ -303,7 +304,7 @@ const char* event_time_fixed(const char* p, const char* end, Nanos& ts) {
 // either, and read_number() reads the cpu's 1..5 digits after the spaces.
 bool graph_time_and_cpu_fixed(const char* first, const char* end, Record& r, const char*& p,
                               size_t& fixed_spaces) {
-  // The most read: 7 digits, '.', 6 digits, " |", 8 spaces, 5 digits, ')'.
+  // The most read: 7 digits, '.', 6 digits, " |", 7 spaces and other, 5 digits, ')'.
   if (end - first < 32)
     return false;
   std::uint64_t number = 0;
@@ -316,11 +317,9 @@ bool graph_time_and_cpu_fixed(const char* first, const char* end, Record& r, con
     if (fraction < 0 || q[8] != '|')
       return false;
     ts = static_cast<Nanos>(number * kSecond) + fraction;
-    q += 9;
-    for (const char* const spaces_end = q + 8; *q == ' ';)
-      if (++q == spaces_end)
-        return false;
-    if ((q = short_number(q, 5, number)) == nullptr)
+    const std::uint64_t cpu_begin = swar::load8(q + 9) ^ swar::repeat(' ');
+    if (cpu_begin == 0 ||
+        (q = short_number(q + 9 + swar::first_nonzero(cpu_begin), 5, number)) == nullptr)
       return false;
   } else if (q - first > 5) {
     return false;

@@ -1,6 +1,8 @@
 // libFuzzer harness: one line through parse_line. The line is copied to a
 // buffer of exactly its size, so that ASan sees any read past its end, and
-// every view the Record holds must lie inside it.
+// every view the Record holds must lie inside it. parse_line's fixed-layout
+// shortcuts must answer exactly what the general walk alone
+// (parse_line_general) does: every field, every view at the same place.
 #include "trace/parser.h"
 
 #include <cstdint>
@@ -39,6 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (r.duration < -1)
     std::abort();
   if (size > kMaxLineBytes && r.kind != LineKind::Malformed)
+    std::abort();
+  const Record general = parse_line_general(line);
+  const auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || a.data() == b.data());
+  };
+  if (r.kind != general.kind || r.format != general.format || r.ts != general.ts ||
+      r.pid != general.pid || r.cpu != general.cpu || r.duration != general.duration ||
+      r.depth != general.depth || r.lost != general.lost || !same(r.line, general.line) ||
+      !same(r.comm, general.comm) || !same(r.name, general.name) || !same(r.fields, general.fields))
     std::abort();
   return 0;
 }
