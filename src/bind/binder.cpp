@@ -331,9 +331,14 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
     task.close_begin(begin); // aged out before being replaced: expired, not replaced
     ++stats_.pending_expired;
   }
-  const std::string_view instance =
-      pairs_[pair].spec->shrinker ? parse_shrinker_id(record.fields).instance : std::string_view{};
-  if (task.open_begin(begin, record.ts, seq_, instance, record.line))
+  ShrinkerKey* shrinker = nullptr;
+  std::string_view instance;
+  if (pairs_[pair].spec->shrinker) {
+    shrinker = shrinker_keys_.find(record.fields);
+    if (shrinker == nullptr) // no instance, or not a kernel's number of shrinkers
+      instance = parse_shrinker_id(record.fields).instance;
+  }
+  if (task.open_begin(begin, record.ts, seq_, shrinker, instance, record.line))
     ++stats_.replaced_begins;
 }
 
@@ -349,14 +354,22 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
     return false;
   }
   if (active.spec->shrinker) {
-    const ShrinkerId id = parse_shrinker_id(record.fields);
-    if (id.instance != begin.instance()) {
-      // Another shrinker's end: its start was lost, or this one's end was.
-      // Either way pairing them would invent a latency.
-      ++stats_.unmatched_ends;
-      return false;
+    ShrinkerKey* const key = begin.shrinker;
+    if (key != nullptr && key->named_by(record.fields)) {
+      // The same prefix as the begin's: the same shrinker, parsed already.
+      if (key->totals == nullptr)
+        key->totals = &shrinkers_.totals(key->symbol, key->instance);
+      key->totals->add(record.ts - begin.ts);
+    } else {
+      const ShrinkerId id = parse_shrinker_id(record.fields);
+      if (id.instance != begin.instance()) {
+        // Another shrinker's end: its start was lost, or this one's end was.
+        // Either way pairing them would invent a latency.
+        ++stats_.unmatched_ends;
+        return false;
+      }
+      shrinkers_.add(id.symbol, id.instance, record.ts - begin.ts);
     }
-    shrinkers_.add(id.symbol, id.instance, record.ts - begin.ts);
   }
   task.close_begin(begin);
   if (record.ts - begin.ts < threshold_)

@@ -57,8 +57,8 @@ void OpenBegin::set_instance(std::string_view instance) {
   long_instance_->assign(instance);
 }
 
-bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
-                           std::string_view line) {
+bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, ShrinkerKey* shrinker,
+                           std::string_view instance, std::string_view line) {
   const bool replaced = begin.open;
   if (!replaced) {
     begin.open = true;
@@ -67,7 +67,8 @@ bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::s
   begin.emitted = false;
   begin.ts = ts;
   begin.seq = seq;
-  begin.set_instance(instance);
+  begin.shrinker = shrinker;
+  begin.set_instance(shrinker != nullptr ? std::string_view{} : instance);
   begin.line.assign(line);
   return replaced;
 }

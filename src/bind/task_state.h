@@ -6,6 +6,7 @@
 #pragma once
 
 #include "bind/held_store.h"
+#include "bind/shrinker_keys.h"
 #include "util/duration.h"
 
 #include <cstdint>
@@ -34,9 +35,15 @@ struct OpenBegin {
   std::uint64_t seq = 0;
   std::string line;
 
+  // Shrinker pairs: the binder's key for the shrinker the begin names, when
+  // it has one; the end is matched against it.
+  ShrinkerKey* shrinker = nullptr;
+
   // Shrinker pairs: the shrinker instance of the begin, which the end's must
-  // match.
+  // match: the key's, or when there is no key, kept here.
   std::string_view instance() const {
+    if (shrinker != nullptr)
+      return shrinker->instance;
     return long_instance_ != nullptr ? std::string_view(*long_instance_)
                                      : std::string_view(short_instance_, short_size_);
   }
@@ -84,10 +91,11 @@ public:
 
   // The begin slot of the binder's active pair number `pair`.
   OpenBegin& begin(std::size_t pair);
-  // Marks the begin open, with the given line; returns true when it replaced
-  // one that was open already.
-  bool open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
-                  std::string_view line);
+  // Marks the begin open, with the given line and shrinker (its key, or
+  // else its instance); returns true when it replaced one that was open
+  // already.
+  bool open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, ShrinkerKey* shrinker,
+                  std::string_view instance, std::string_view line);
   void close_begin(OpenBegin& begin);
   // An open begin claimed as a line by another span: mark it printed.
   void note_emitted(std::uint64_t seq);

@@ -1,0 +1,29 @@
+#include "bind/shrinker_keys.h"
+
+#include "trace/event_fields.h"
+
+namespace allocwatch {
+
+ShrinkerKey* ShrinkerKeys::find(std::string_view fields) {
+  const ShrinkerId id = parse_shrinker_id(fields);
+  if (id.instance.empty())
+    return nullptr;
+  const std::size_t end =
+      static_cast<std::size_t>(id.instance.data() - fields.data()) + id.instance.size();
+  const std::string_view prefix = fields.substr(0, end);
+  if (ShrinkerKey* found = index_.find(prefix))
+    return found;
+  if (keys_.size() >= kMaxKeys)
+    return nullptr;
+  ShrinkerKey& key = keys_.emplace_back();
+  key.prefix.assign(prefix);
+  const std::string_view kept = key.prefix;
+  key.symbol =
+      kept.substr(static_cast<std::size_t>(id.symbol.data() - fields.data()), id.symbol.size());
+  key.instance =
+      kept.substr(static_cast<std::size_t>(id.instance.data() - fields.data()), id.instance.size());
+  index_.insert(kept, &key);
+  return &key;
+}
+
+} // namespace allocwatch
