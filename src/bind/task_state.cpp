@@ -1,6 +1,7 @@
 #include "bind/task_state.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace allocwatch {
 
@@ -37,6 +38,12 @@ const OpenEntry* TaskState::close_entry(std::uint16_t depth, Nanos cutoff) {
   const bool usable = entry.open && entry.ts >= cutoff;
   discard_entries_from(depth);
   return usable ? &entry : nullptr;
+}
+
+void LineCopy::grow(std::size_t size) {
+  // Rounded up, so that the next begin, a few bytes longer, fits too.
+  capacity_ = std::bit_ceil(std::max<std::size_t>(size, 128));
+  data_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
 OpenBegin& TaskState::begin(std::size_t pair) {

@@ -10,6 +10,7 @@
 #include "util/duration.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,28 @@ struct OpenEntry {
   std::string line;
 };
 
+// A copy of one line whose buffer is kept from one line to the next, for the
+// begin of a pair (every mm_shrink_slab_start is one): assign() is a plain
+// copy into it, where std::string's goes through its general replace.
+class LineCopy {
+public:
+  void assign(std::string_view line) {
+    if (line.size() > capacity_)
+      grow(line.size());
+    if (!line.empty()) // an empty view may have no data: memcpy(null) is undefined
+      std::memcpy(data_.get(), line.data(), line.size());
+    size_ = line.size();
+  }
+  operator std::string_view() const { return {data_.get(), size_}; }
+  std::size_t capacity() const { return capacity_; }
+
+private:
+  void grow(std::size_t size);
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 // A pair's begin tracepoint whose end has not been read yet.
 struct OpenBegin {
   bool open = false;
@@ -33,10 +56,11 @@ struct OpenBegin {
   bool emitted = false;
   Nanos ts = 0;
   std::uint64_t seq = 0;
-  std::string line;
+  LineCopy line;
 
   // Shrinker pairs: the binder's key for the shrinker the begin names, when
-  // it has one; the end is matched against it.
+  // it has one; the end is matched against it. Kept when the begin closes:
+  // the next begin's shrinker is most often the key's next.
   ShrinkerKey* shrinker = nullptr;
 
   // Shrinker pairs: the shrinker instance of the begin, which the end's must

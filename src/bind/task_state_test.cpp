@@ -70,6 +70,29 @@ TEST_CASE("a begin keeps its shrinker instance, of any length") {
   CHECK(begin.instance().empty());
 }
 
+TEST_CASE("a begin's line copy keeps its buffer for the next, longer or shorter") {
+  LineCopy copy;
+  CHECK(std::string_view(copy).empty());
+  CHECK(copy.capacity() == 0);
+  copy.assign("start");
+  CHECK(std::string_view(copy) == "start");
+  const std::size_t capacity = copy.capacity();
+  CHECK(capacity >= 5);
+  copy.assign("");
+  CHECK(std::string_view(copy).empty());
+  copy.assign("a longer start");
+  CHECK(std::string_view(copy) == "a longer start");
+  CHECK(copy.capacity() == capacity); // rounded up: a few bytes more fit
+  const std::string long_line(1000, 'x');
+  copy.assign(long_line);
+  CHECK(std::string_view(copy) == long_line);
+  CHECK(copy.capacity() >= 1000);
+  TaskState task;
+  task.open_begin(task.begin(0), 1, 1, nullptr, "", long_line);
+  CHECK(std::string_view(task.begin(0).line) == long_line);
+  CHECK(task.heap_bytes() >= 1000); // counted where the task's memory is
+}
+
 TEST_CASE("a begin with a shrinker key takes its instance from the key") {
   ShrinkerKeys keys;
   ShrinkerKey* key = keys.find("super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
