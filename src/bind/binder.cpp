@@ -334,7 +334,8 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
   ShrinkerKey* shrinker = nullptr;
   std::string_view instance;
   if (pairs_[pair].spec->shrinker) {
-    shrinker = shrinker_keys_.find(record.fields);
+    // The slot still has the key of the task's last begin of this pair.
+    shrinker = shrinker_keys_.find_after(begin.shrinker, record.fields);
     if (shrinker == nullptr) // no instance, or not a kernel's number of shrinkers
       instance = parse_shrinker_id(record.fields).instance;
   }

@@ -26,4 +26,18 @@ ShrinkerKey* ShrinkerKeys::find(std::string_view fields) {
   return &key;
 }
 
+ShrinkerKey* ShrinkerKeys::find_after(ShrinkerKey* previous, std::string_view fields) {
+  if (previous == nullptr)
+    return find(fields);
+  // named_by() is exact: when it says yes, find() would return that key.
+  if (previous->next != nullptr && previous->next->named_by(fields))
+    return previous->next;
+  if (previous->named_by(fields))
+    return previous;
+  ShrinkerKey* key = find(fields);
+  if (key != nullptr)
+    previous->next = key;
+  return key;
+}
+
 } // namespace allocwatch

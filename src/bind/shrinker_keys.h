@@ -24,6 +24,10 @@ struct ShrinkerKey {
   std::string_view instance; // "00000000ce7941b5", in prefix; never empty
   // Its totals, once a pair of it completed (see ShrinkerStats::totals).
   ShrinkerTotals* totals = nullptr;
+  // The shrinker whose begin came next, the last time a task's begin of
+  // this one was followed by another: the kernel calls a node's shrinkers in
+  // the order of its list, so this is most often the task's next one.
+  ShrinkerKey* next = nullptr;
 
   // Whether parse_shrinker_id(fields) gives this symbol and instance because
   // the fields start with the same prefix, then ':' (false when they name the
@@ -43,6 +47,10 @@ public:
   // The key of the shrinker that shrink_slab `fields` name; nullptr when they
   // name no instance, or when the table is full and the key is new.
   ShrinkerKey* find(std::string_view fields);
+  // The same, `previous` being the key of the task's last begin (or
+  // nullptr): when the fields name its successor (or itself), the key is
+  // found with one comparison, without parsing them.
+  ShrinkerKey* find_after(ShrinkerKey* previous, std::string_view fields);
   std::size_t size() const { return keys_.size(); }
 
 private:

@@ -76,3 +76,32 @@ TEST_CASE("past kMaxKeys, new shrinkers have no key and known ones keep theirs")
   CHECK(keys.find("s+0x0/0x1 0: nid: 1") == first);
   CHECK(first->instance == "0"); // the keys did not move as the table grew
 }
+
+TEST_CASE("find_after finds what find finds, learning each shrinker's successor") {
+  ShrinkerKeys keys;
+  const std::string a = "ext4_es_scan+0x0/0x3d0 ffff8881f3ebcbd6: nid: 0 objects to shrink 1";
+  const std::string b = "deferred_split_scan+0x0/0x2a0 ffff88813b55e483: nid: 0 objects 2";
+  const std::string c = "super_cache_scan+0x0/0x210 ffff8881e1e82edd: nid: 0 objects 3";
+  ShrinkerKey* key_a = keys.find_after(nullptr, a);
+  REQUIRE(key_a != nullptr);
+  CHECK(key_a == keys.find(a));
+  ShrinkerKey* key_b = keys.find_after(key_a, b);
+  REQUIRE(key_b != nullptr);
+  CHECK(key_b == keys.find(b));
+  CHECK(key_a->next == key_b); // learnt
+  CHECK(keys.find_after(key_a, b) == key_b);
+  CHECK(keys.find_after(key_a, a) == key_a); // the same shrinker again
+  // A guess that does not hold is no answer: c after a is c, and a's
+  // successor becomes c.
+  ShrinkerKey* key_c = keys.find_after(key_a, c);
+  CHECK(key_c == keys.find(c));
+  CHECK(key_c != key_b);
+  CHECK(key_a->next == key_c);
+  // Same instance, other offset: parsed, not taken for the guess.
+  const std::string a_moved = "ext4_es_scan+0x4/0x3d0 ffff8881f3ebcbd6: nid: 0";
+  ShrinkerKey* moved = keys.find_after(key_c, a_moved);
+  REQUIRE(moved != nullptr);
+  CHECK(moved != key_a);
+  CHECK(moved->prefix == "ext4_es_scan+0x4/0x3d0 ffff8881f3ebcbd6");
+  CHECK(keys.find_after(key_a, "no instance here") == nullptr);
+}
