@@ -46,13 +46,7 @@ void LineCopy::grow(std::size_t size) {
   data_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
-OpenBegin& TaskState::begin(std::size_t pair) {
-  if (begins_.size() <= pair)
-    begins_.resize(pair + 1);
-  return begins_[pair];
-}
-
-void OpenBegin::set_instance(std::string_view instance) {
+void OpenBegin::set_any_instance(std::string_view instance) {
   if (instance.size() <= kShortInstance) {
     long_instance_.reset();
     std::copy(instance.begin(), instance.end(), short_instance_);

@@ -71,7 +71,13 @@ struct OpenBegin {
     return long_instance_ != nullptr ? std::string_view(*long_instance_)
                                      : std::string_view(short_instance_, short_size_);
   }
-  void set_instance(std::string_view instance);
+  void set_instance(std::string_view instance) {
+    if (instance.empty() && long_instance_ == nullptr) { // a shrinker with a key, or none
+      short_size_ = 0;
+      return;
+    }
+    set_any_instance(instance);
+  }
 
 private:
   // The kernel prints an instance as "%p": 16 hex digits on a 64-bit kernel,
@@ -81,6 +87,7 @@ private:
   // Longer text (no kernel prints it) goes to the heap; the begin is no
   // larger than with a std::string.
   static constexpr std::size_t kShortInstance = 16;
+  void set_any_instance(std::string_view instance);
   std::unique_ptr<std::string> long_instance_; // null unless the instance is longer
   std::uint8_t short_size_ = 0;
   char short_instance_[kShortInstance] = {};
@@ -114,7 +121,11 @@ public:
   bool has_open_entries() const { return open_entries_ != 0; }
 
   // The begin slot of the binder's active pair number `pair`.
-  OpenBegin& begin(std::size_t pair);
+  OpenBegin& begin(std::size_t pair) {
+    if (pair >= begins_.size()) [[unlikely]]
+      begins_.resize(pair + 1);
+    return begins_[pair];
+  }
   // Marks the begin open, with the given line and shrinker (its key, or
   // else its instance); returns true when it replaced one that was open
   // already.
