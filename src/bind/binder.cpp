@@ -121,7 +121,7 @@ void Binder::use_mode(Mode mode) {
   event_roles_.clear();
   for (const auto& [name, role] : events_) {
     roles_by_id_[role.id] = &role; // unordered_map keys and values stay where they are
-    event_roles_.insert(name, &role);
+    event_roles_.insert(EventName{name}, &role);
   }
 }
 
@@ -292,7 +292,7 @@ void Binder::finish() {
 }
 
 void Binder::on_event(const Record& record) {
-  const EventRole* const found = event_roles_.find(record.name);
+  const EventRole* const found = event_roles_.find(EventName{record.name});
   if (found == nullptr || record.ts < 0)
     return;
   const EventRole& role = *found;

@@ -5,6 +5,7 @@
 // the span's closing line is read.
 #pragma once
 
+#include "bind/event_table.h"
 #include "bind/shrinker_keys.h"
 #include "bind/task_state.h"
 #include "bind/task_table.h"
@@ -130,7 +131,7 @@ private:
   std::optional<Mode> mode_;
 
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;
-  NameTable<const EventRole> event_roles_; // events_, for the per-line lookup
+  EventTable<const EventRole> event_roles_; // events_, for the per-line lookup
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;
