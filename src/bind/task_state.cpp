@@ -1,7 +1,6 @@
 #include "bind/task_state.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace allocwatch {
 
@@ -41,8 +40,9 @@ const OpenEntry* TaskState::close_entry(std::uint16_t depth, Nanos cutoff) {
 }
 
 void LineCopy::grow(std::size_t size) {
-  // Rounded up, so that the next begin, a few bytes longer, fits too.
-  capacity_ = std::bit_ceil(std::max<std::size_t>(size, 128));
+  // With room for a next begin a few bytes longer (its numbers have more
+  // digits), and no more: thousands of tasks each keep one per pair.
+  capacity_ = (size + 24 + 15) & ~std::size_t{15};
   data_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
