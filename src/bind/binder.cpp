@@ -121,7 +121,7 @@ void Binder::use_mode(Mode mode) {
   event_roles_.clear();
   for (const auto& [name, role] : events_) {
     roles_by_id_[role.id] = &role; // unordered_map keys and values stay where they are
-    event_roles_.insert(name, &role);
+    event_roles_.insert(EventName{name}, &role);
   }
 }
 
@@ -292,7 +292,7 @@ void Binder::finish() {
 }
 
 void Binder::on_event(const Record& record) {
-  const EventRole* const found = event_roles_.find(record.name);
+  const EventRole* const found = event_roles_.find(EventName{record.name});
   if (found == nullptr || record.ts < 0)
     return;
   const EventRole& role = *found;
@@ -331,9 +331,15 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
     task.close_begin(begin); // aged out before being replaced: expired, not replaced
     ++stats_.pending_expired;
   }
-  const std::string_view instance =
-      pairs_[pair].spec->shrinker ? parse_shrinker_id(record.fields).instance : std::string_view{};
-  if (task.open_begin(begin, record.ts, seq_, instance, record.line))
+  ShrinkerKey* shrinker = nullptr;
+  std::string_view instance;
+  if (pairs_[pair].spec->shrinker) {
+    // The slot still has the key of the task's last begin of this pair.
+    shrinker = shrinker_keys_.find_after(begin.shrinker, record.fields);
+    if (shrinker == nullptr) // no instance, or not a kernel's number of shrinkers
+      instance = parse_shrinker_id(record.fields).instance;
+  }
+  if (task.open_begin(begin, record.ts, seq_, shrinker, instance, record.line))
     ++stats_.replaced_begins;
 }
 
@@ -349,14 +355,22 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
     return false;
   }
   if (active.spec->shrinker) {
-    const ShrinkerId id = parse_shrinker_id(record.fields);
-    if (id.instance != begin.instance()) {
-      // Another shrinker's end: its start was lost, or this one's end was.
-      // Either way pairing them would invent a latency.
-      ++stats_.unmatched_ends;
-      return false;
+    ShrinkerKey* const key = begin.shrinker;
+    if (key != nullptr && key->named_by(record.fields)) {
+      // The same prefix as the begin's: the same shrinker, parsed already.
+      if (key->totals == nullptr)
+        key->totals = &shrinkers_.totals(key->symbol, key->instance);
+      key->totals->add(record.ts - begin.ts);
+    } else {
+      const ShrinkerId id = parse_shrinker_id(record.fields);
+      if (id.instance != begin.instance()) {
+        // Another shrinker's end: its start was lost, or this one's end was.
+        // Either way pairing them would invent a latency.
+        ++stats_.unmatched_ends;
+        return false;
+      }
+      shrinkers_.add(id.symbol, id.instance, record.ts - begin.ts);
     }
-    shrinkers_.add(id.symbol, id.instance, record.ts - begin.ts);
   }
   task.close_begin(begin);
   if (record.ts - begin.ts < threshold_)

@@ -5,6 +5,8 @@
 // the span's closing line is read.
 #pragma once
 
+#include "bind/event_table.h"
+#include "bind/shrinker_keys.h"
 #include "bind/task_state.h"
 #include "bind/task_table.h"
 #include "profile/profile.h"
@@ -129,10 +131,11 @@ private:
   std::optional<Mode> mode_;
 
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;
-  NameTable<const EventRole> event_roles_; // events_, for the per-line lookup
+  EventTable<const EventRole> event_roles_; // events_, for the per-line lookup
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;
+  ShrinkerKeys shrinker_keys_; // the open begins of shrinker pairs point in
   std::uint64_t* orphan_over_threshold_ = nullptr;
 
   std::uint64_t seq_ = 0; // input line number of the record being fed

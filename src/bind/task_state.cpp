@@ -39,13 +39,14 @@ const OpenEntry* TaskState::close_entry(std::uint16_t depth, Nanos cutoff) {
   return usable ? &entry : nullptr;
 }
 
-OpenBegin& TaskState::begin(std::size_t pair) {
-  if (begins_.size() <= pair)
-    begins_.resize(pair + 1);
-  return begins_[pair];
+void LineCopy::grow(std::size_t size) {
+  // With room for a next begin a few bytes longer (its numbers have more
+  // digits), and no more: thousands of tasks each keep one per pair.
+  capacity_ = (size + 24 + 15) & ~std::size_t{15};
+  data_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
-void OpenBegin::set_instance(std::string_view instance) {
+void OpenBegin::set_any_instance(std::string_view instance) {
   if (instance.size() <= kShortInstance) {
     long_instance_.reset();
     std::copy(instance.begin(), instance.end(), short_instance_);
@@ -57,8 +58,8 @@ void OpenBegin::set_instance(std::string_view instance) {
   long_instance_->assign(instance);
 }
 
-bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
-                           std::string_view line) {
+bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, ShrinkerKey* shrinker,
+                           std::string_view instance, std::string_view line) {
   const bool replaced = begin.open;
   if (!replaced) {
     begin.open = true;
@@ -67,7 +68,8 @@ bool TaskState::open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::s
   begin.emitted = false;
   begin.ts = ts;
   begin.seq = seq;
-  begin.set_instance(instance);
+  begin.shrinker = shrinker;
+  begin.set_instance(shrinker != nullptr ? std::string_view{} : instance);
   begin.line.assign(line);
   return replaced;
 }

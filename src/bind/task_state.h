@@ -6,9 +6,11 @@
 #pragma once
 
 #include "bind/held_store.h"
+#include "bind/shrinker_keys.h"
 #include "util/duration.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +26,28 @@ struct OpenEntry {
   std::string line;
 };
 
+// A copy of one line whose buffer is kept from one line to the next, for the
+// begin of a pair (every mm_shrink_slab_start is one): assign() is a plain
+// copy into it, where std::string's goes through its general replace.
+class LineCopy {
+public:
+  void assign(std::string_view line) {
+    if (line.size() > capacity_)
+      grow(line.size());
+    if (!line.empty()) // an empty view may have no data: memcpy(null) is undefined
+      std::memcpy(data_.get(), line.data(), line.size());
+    size_ = line.size();
+  }
+  operator std::string_view() const { return {data_.get(), size_}; }
+  std::size_t capacity() const { return capacity_; }
+
+private:
+  void grow(std::size_t size);
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 // A pair's begin tracepoint whose end has not been read yet.
 struct OpenBegin {
   bool open = false;
@@ -32,15 +56,28 @@ struct OpenBegin {
   bool emitted = false;
   Nanos ts = 0;
   std::uint64_t seq = 0;
-  std::string line;
+  LineCopy line;
+
+  // Shrinker pairs: the binder's key for the shrinker the begin names, when
+  // it has one; the end is matched against it. Kept when the begin closes:
+  // the next begin's shrinker is most often the key's next.
+  ShrinkerKey* shrinker = nullptr;
 
   // Shrinker pairs: the shrinker instance of the begin, which the end's must
-  // match.
+  // match: the key's, or when there is no key, kept here.
   std::string_view instance() const {
+    if (shrinker != nullptr)
+      return shrinker->instance;
     return long_instance_ != nullptr ? std::string_view(*long_instance_)
                                      : std::string_view(short_instance_, short_size_);
   }
-  void set_instance(std::string_view instance);
+  void set_instance(std::string_view instance) {
+    if (instance.empty() && long_instance_ == nullptr) { // a shrinker with a key, or none
+      short_size_ = 0;
+      return;
+    }
+    set_any_instance(instance);
+  }
 
 private:
   // The kernel prints an instance as "%p": 16 hex digits on a 64-bit kernel,
@@ -50,6 +87,7 @@ private:
   // Longer text (no kernel prints it) goes to the heap; the begin is no
   // larger than with a std::string.
   static constexpr std::size_t kShortInstance = 16;
+  void set_any_instance(std::string_view instance);
   std::unique_ptr<std::string> long_instance_; // null unless the instance is longer
   std::uint8_t short_size_ = 0;
   char short_instance_[kShortInstance] = {};
@@ -83,11 +121,16 @@ public:
   bool has_open_entries() const { return open_entries_ != 0; }
 
   // The begin slot of the binder's active pair number `pair`.
-  OpenBegin& begin(std::size_t pair);
-  // Marks the begin open, with the given line; returns true when it replaced
-  // one that was open already.
-  bool open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, std::string_view instance,
-                  std::string_view line);
+  OpenBegin& begin(std::size_t pair) {
+    if (pair >= begins_.size()) [[unlikely]]
+      begins_.resize(pair + 1);
+    return begins_[pair];
+  }
+  // Marks the begin open, with the given line and shrinker (its key, or
+  // else its instance); returns true when it replaced one that was open
+  // already.
+  bool open_begin(OpenBegin& begin, Nanos ts, std::uint64_t seq, ShrinkerKey* shrinker,
+                  std::string_view instance, std::string_view line);
   void close_begin(OpenBegin& begin);
   // An open begin claimed as a line by another span: mark it printed.
   void note_emitted(std::uint64_t seq);

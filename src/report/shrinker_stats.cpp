@@ -32,15 +32,19 @@ void ShrinkerTotals::add(const ShrinkerTotals& other) {
 }
 
 void ShrinkerStats::add(std::string_view symbol, std::string_view instance, Nanos duration) {
+  totals(symbol, instance).add(duration);
+}
+
+ShrinkerTotals& ShrinkerStats::totals(std::string_view symbol, std::string_view instance) {
   auto found = instances_.find(instance);
   if (found == instances_.end())
-    found = instances_.emplace(std::string(instance), std::vector<Shrinker>{}).first;
-  std::vector<Shrinker>& shrinkers = found->second;
+    found = instances_.emplace(std::string(instance), std::deque<Shrinker>{}).first;
+  std::deque<Shrinker>& shrinkers = found->second;
   auto same = std::find_if(shrinkers.begin(), shrinkers.end(),
                            [&](const Shrinker& s) { return s.symbol == symbol; });
   if (same == shrinkers.end())
-    same = shrinkers.insert(shrinkers.end(), Shrinker{std::string(symbol), {}});
-  same->totals.add(duration);
+    return shrinkers.emplace_back(Shrinker{std::string(symbol), {}}).totals;
+  return same->totals;
 }
 
 std::vector<ShrinkerSummary> ShrinkerStats::summary() const {

@@ -9,6 +9,7 @@
 #include "util/string_hash.h"
 
 #include <cstdint>
+#include <deque>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -40,6 +41,11 @@ struct ShrinkerSummary {
 class ShrinkerStats {
 public:
   void add(std::string_view symbol, std::string_view instance, Nanos duration);
+  // The totals of one shrinker, to add to: the binder keeps the reference (it
+  // stays valid as long as this object) and spares the lookup by name on
+  // every call. Only for a pair that completed: a shrinker that has totals is
+  // printed, even with no call added.
+  ShrinkerTotals& totals(std::string_view symbol, std::string_view instance);
   bool empty() const { return instances_.empty(); }
   // Every shrinker function seen, largest total first (ties by name).
   std::vector<ShrinkerSummary> summary() const;
@@ -58,8 +64,9 @@ private:
   };
   // Keyed by instance, one lookup per pair: an instance is a shrinker's
   // address, so it has one symbol, unless the address was reused by another
-  // shrinker, hence the (almost always single-entry) list.
-  std::unordered_map<std::string, std::vector<Shrinker>, StringHash, std::equal_to<>> instances_;
+  // shrinker, hence the (almost always single-entry) list, a deque so that
+  // the totals totals() hands out never move.
+  std::unordered_map<std::string, std::deque<Shrinker>, StringHash, std::equal_to<>> instances_;
 };
 
 } // namespace allocwatch

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <sstream>
+#include <string>
 
 using namespace allocwatch;
 
@@ -71,4 +72,24 @@ TEST_CASE("an instance address reused by another shrinker stays apart") {
   stats.add("super_cache_scan", "00000000ce7941b5", 2'000);
   CHECK(printed(stats) == "super_cache_scan : total time = 0.004000 ms, max latency = 0.002000 ms\n"
                           "ext4_es_scan : total time = 0.001000 ms, max latency = 0.001000 ms\n");
+}
+
+TEST_CASE("totals() hands out totals that stay put and add up with add()") {
+  ShrinkerStats stats;
+  ShrinkerTotals& super = stats.totals("super_cache_scan", "00000000ce7941b5");
+  super.add(1'000);
+  // Other shrinkers, and the same address under another symbol, come after:
+  // the reference is still the same totals.
+  for (int i = 0; i < 100; ++i)
+    stats.add("ext4_es_scan", std::to_string(i), 1);
+  ShrinkerTotals& reused = stats.totals("other_scan", "00000000ce7941b5");
+  CHECK(&reused != &super);
+  for (int i = 0; i < 100; ++i)
+    stats.totals("other_scan" + std::to_string(i), "00000000ce7941b5");
+  super.add(2'000);
+  stats.add("super_cache_scan", "00000000ce7941b5", 3'000);
+  CHECK(&stats.totals("super_cache_scan", "00000000ce7941b5") == &super);
+  CHECK(super.calls == 3);
+  CHECK(super.total == 6'000);
+  CHECK(super.max == 3'000);
 }
