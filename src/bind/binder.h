@@ -133,6 +133,7 @@ private:
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;
+  std::vector<std::string_view> event_names_; // by EventId: the keys of events_
   std::uint64_t* orphan_over_threshold_ = nullptr;
 
   std::uint64_t seq_ = 0; // input line number of the record being fed
@@ -149,6 +150,7 @@ private:
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
   std::vector<std::string_view> lines_; // an incident's lines, reused
+  std::vector<Tracepoint> tracepoints_; // and their tracepoints
   std::vector<HeldRef> in_span_;        // held lines an incident looks at, reused
 };
 

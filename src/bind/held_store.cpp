@@ -79,8 +79,8 @@ HeldRef HeldStore::room_at_tail(std::size_t size) const {
 void HeldStore::pad_to_end(std::size_t at) {
   // Too little room left for a header: the reader knows such a tail is a gap.
   if (extent_ - at >= sizeof(Header))
-    new (buf_.get() + at)
-        Header{nullptr, 0, 0, static_cast<std::uint32_t>(extent_ - at), 0, kNoLine, kNoLine, 0, 0};
+    new (buf_.get() + at) Header{
+        nullptr, 0, 0, static_cast<std::uint32_t>(extent_ - at), 0, kNoLine, kNoLine, 0, 0, 0};
 }
 
 void HeldStore::unlink(Header& h) {
@@ -179,7 +179,7 @@ void HeldStore::compact() {
 }
 
 std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId event,
-                            std::string_view line) {
+                            std::string_view line, std::string_view fields) {
   const std::size_t size = round_up8(sizeof(Header) + line.size());
   if (size > capacity_)
     return 1;
@@ -212,6 +212,14 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
     pad_to_end(tail_);
     used_ += extent_ - tail_;
   }
+  // Compared as addresses: `fields` may be an empty view of nothing.
+  const auto line_at = reinterpret_cast<std::uintptr_t>(line.data());
+  std::size_t fields_at = reinterpret_cast<std::uintptr_t>(fields.data()) - line_at;
+  if (fields.empty() || fields_at > line.size() || fields.size() > line.size() - fields_at ||
+      fields_at > UINT16_MAX || fields.size() > UINT16_MAX) {
+    fields_at = 0;
+    fields = {};
+  }
   new (buf_.get() + at) Header{&list,
                                seq,
                                ts,
@@ -220,7 +228,8 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
                                list.newest,
                                kNoLine,
                                event,
-                               0};
+                               static_cast<std::uint16_t>(fields_at),
+                               static_cast<std::uint16_t>(fields.size())};
   std::memcpy(buf_.get() + at + sizeof(Header), line.data(), line.size());
   if (list.newest != kNoLine) {
     header(list.newest).next = at;

@@ -92,12 +92,6 @@ struct WorstStall {
 
 class StallStats : public Sink {
 public:
-  // A line's tracepoint, if the report reads it (views into the line).
-  struct LineEvent {
-    std::string_view name; // empty: not an event the report reads
-    std::string_view fields;
-  };
-
   struct Limits {
     std::size_t task_rows = 1000;
     std::size_t order_rows = 256;
@@ -160,12 +154,16 @@ private:
     std::string_view gfp_flags;
   };
 
-  // Sums the figures into `facts` and lists them line by line in lines_.
+  // Sums the figures of the incident's tracepoints into `facts` and lists
+  // them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
   std::string_view intern(std::string_view name);
   std::size_t find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
                        std::string_view comm, std::string_view kind, std::string_view span) const;
+  void index_row(std::uint64_t hash, std::size_t row);
+  void unindex_row(std::uint64_t hash, std::size_t row);
+  std::size_t slot_of(std::uint64_t hash) const;
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
   HeldFigures take_held(const Incident& incident);
@@ -185,21 +183,34 @@ private:
   Limits limits_;
   std::vector<StallRow> rows_;
   // Rows by a hash of their key, checked field by field: no key to build or
-  // allocate when thousands of tasks come and go.
-  std::unordered_multimap<std::uint64_t, std::size_t> row_index_;
+  // allocate when thousands of tasks come and go. Open addressing, linear
+  // probing, never more than half full: a lookup is a hash and mostly one
+  // probe, whatever the number of tasks.
+  struct RowSlot {
+    std::uint64_t hash = 0;
+    std::uint32_t row = kNoRow;
+  };
+  static constexpr std::uint32_t kNoRow = UINT32_MAX;
+  std::vector<RowSlot> row_slots_; // size a power of two, or 0
+  std::size_t indexed_rows_ = 0;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
   std::array<std::string_view, 8> recent_names_; // a cache of names_, by address
   std::size_t task_rows_ = 0;
-  std::vector<std::size_t> free_rows_;     // slots of folded rows, for new ones
-  std::vector<std::size_t> scratch_slots_; // fold_smallest_rows' list, reused
-  std::vector<Nanos> scratch_ends_;        // sweep_held's list, reused
-  std::string key_;                        // reused to look order rows up
-  // Recently used rows (indexes into rows_), by pid and span: a cache.
-  std::array<std::size_t, 64> recent_rows_;
+  std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
+  struct FoldKey {
+    Nanos total;
+    std::uint64_t count;
+    std::size_t row;
+  };
+  std::vector<FoldKey> scratch_keys_; // fold_smallest_rows' list, reused
+  std::vector<Nanos> scratch_ends_;   // sweep_held's list, reused
+  std::string key_;                   // reused to look order rows up
   std::vector<OrderRow> orders_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
-  std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
+  // Recently used order rows (indexes into orders_), by order and flags: a
+  // cache, checked field by field.
+  std::array<std::size_t, 16> recent_orders_;
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
@@ -220,15 +231,8 @@ private:
     Nanos ts;
   };
   std::vector<OpenShrink> open_shrinks_; // reused from span to span
-  std::vector<LineEvent> events_;        // reused from span to span
-  // read_lines' figures, line by line (the index of an LRU line, whose
-  // time is read when it is held), reused from span to span.
-  struct LineFigures {
-    std::size_t line;
-    HeldFigures held;
-  };
-  static constexpr Nanos kUnread = -2;
-  std::vector<LineFigures> lines_;
+  std::vector<Tracepoint> parsed_;       // an incident's tracepoints if it gave none
+  std::vector<HeldFigures> lines_;       // read_lines' figures, line by line, reused
 };
 
 } // namespace allocwatch
