@@ -4,6 +4,7 @@
 #include "report/stall_report.h"
 #include "report/stall_stats.h"
 #include "report/text_sink.h"
+#include "report/timeline_sink.h"
 #include "trace/parser.h"
 
 #include <cstdio>
@@ -912,13 +913,19 @@ TEST_CASE("parser, binder and sinks survive mutated real traces") {
 
 // The tracepoints the binder hands on with each line (so that no sink parses
 // it again) are what parsing the line again gives, whatever the line; and
-// the stall report made from them is the one made from the lines alone.
+// the stall report, the JSON records and the timeline made from them are
+// those made from the lines alone.
 TEST_CASE("each incident's tracepoints are its lines' own, parsed once") {
   auto profile = load_profile_file("configs/default.yaml");
   REQUIRE_MESSAGE(profile.ok(), "run from the repository root");
   struct Checking : Sink {
     StallStats given;
     StallStats reread;
+    std::ostringstream json_given_out, json_reread_out, timeline_given_out, timeline_reread_out;
+    JsonSink json_given{json_given_out};
+    JsonSink json_reread{json_reread_out};
+    TimelineSink timeline_given{timeline_given_out, 10 * kSecond};
+    TimelineSink timeline_reread{timeline_reread_out, 10 * kSecond};
     std::uint64_t incidents = 0;
     std::uint64_t tracepoints = 0;
     void incident(const Incident& incident) override {
@@ -932,9 +939,13 @@ TEST_CASE("each incident's tracepoints are its lines' own, parsed once") {
         tracepoints += !parsed.name.empty();
       }
       given.incident(incident);
+      json_given.incident(incident);
+      timeline_given.incident(incident);
       Incident lines_only = incident;
       lines_only.tracepoints = {};
       reread.incident(lines_only);
+      json_reread.incident(lines_only);
+      timeline_reread.incident(lines_only);
     }
     void passthrough(std::string_view, Nanos) override {}
     void finish(const ShrinkerStats&) override {}
@@ -971,6 +982,10 @@ TEST_CASE("each incident's tracepoints are its lines' own, parsed once") {
         if (!mutate)
           CHECK(sink.tracepoints > 0);
         CHECK(report(sink.given) == report(sink.reread));
+        CHECK(sink.json_given_out.str() == sink.json_reread_out.str());
+        CHECK(sink.timeline_given_out.str() == sink.timeline_reread_out.str());
+        if (!mutate)
+          CHECK(sink.json_given_out.str().find("\"tracepoints\":[{") != std::string::npos);
       }
     }
   }

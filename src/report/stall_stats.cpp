@@ -1,6 +1,7 @@
 #include "report/stall_stats.h"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 namespace allocwatch {
@@ -57,15 +58,15 @@ std::optional<std::string_view> leading_field(std::string_view event, std::strin
   const std::size_t size = fields.size();
   std::size_t at = 0; // at a word's start: 0, or after a space
   while (at < size) {
-    if (fields[at] == key.front() && fields.substr(at).starts_with(key) && at + key.size() < size &&
-        fields[at + key.size()] == '=') {
-      const std::size_t value_at = at + key.size() + 1;
-      if (value_at < size && fields[value_at] == '(')
+    const std::size_t equals = at + key.size();
+    if (equals < size && fields[equals] == '=' &&
+        std::memcmp(fields.data() + at, key.data(), key.size()) == 0) {
+      if (equals + 1 < size && fields[equals + 1] == '(')
         return event_field(event, fields, key);
-      std::size_t end = value_at;
+      std::size_t end = equals + 1;
       while (end < size && fields[end] != ' ')
         ++end;
-      std::string_view value = fields.substr(value_at, end - value_at);
+      std::string_view value = fields.substr(equals + 1, end - equals - 1);
       if (value.ends_with(','))
         value.remove_suffix(1);
       return value;
@@ -202,8 +203,10 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
         break;
       facts.order = leading_field_number(name, fields, "order");
       // try_to_compact_pages prints gfp_mask
-      facts.gfp_flags = leading_field(name, fields, "gfp_flags")
-                            .value_or(leading_field(name, fields, "gfp_mask").value_or(""));
+      if (const auto flags = leading_field(name, fields, "gfp_flags"))
+        facts.gfp_flags = *flags;
+      else
+        facts.gfp_flags = leading_field(name, fields, "gfp_mask").value_or("");
       break;
     }
   }
