@@ -86,16 +86,6 @@ std::optional<std::int64_t> leading_field_number(std::string_view event, std::st
   return value ? parse_integer(*value) : std::nullopt;
 }
 
-void append(std::string& key, const void* bytes, std::size_t size) {
-  key.append(static_cast<const char*>(bytes), size);
-}
-
-void append_text(std::string& key, std::string_view text) {
-  const auto size = static_cast<std::uint32_t>(text.size());
-  append(key, &size, sizeof size); // sized, so that no byte of a comm can fake a boundary
-  key.append(text);
-}
-
 // A row's key, hashed: who (pid, comm; or the "other tasks" of a kind), what
 // (interned names: their addresses tell them apart).
 std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::string_view comm,
@@ -111,13 +101,17 @@ std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::strin
   return h;
 }
 
-void order_key(std::string& key, bool other, std::string_view kind, std::int64_t order,
-               std::string_view gfp) {
-  key.clear();
-  key.push_back(other ? 1 : 0);
-  append(key, &order, sizeof order);
-  append_text(key, kind);
-  key.append(gfp);
+// An order row's key, hashed: the kind (interned: its address), the order,
+// and the flags' bytes.
+std::uint64_t order_hash(bool other, std::string_view kind, std::int64_t order,
+                         std::string_view gfp) {
+  std::uint64_t h = std::hash<std::string_view>{}(gfp);
+  for (const std::uint64_t word :
+       {static_cast<std::uint64_t>(order) << 1 | (other ? 1u : 0u),
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(kind.data()))}) {
+    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
 }
 
 template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kind) {
@@ -143,7 +137,6 @@ void StallStats::Figures::add(const Figures& other) {
 StallStats::StallStats(Limits limits) : limits_(limits) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
   recent_names_.fill({});
-  recent_orders_.fill(SIZE_MAX);
 }
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
@@ -215,8 +208,8 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
 std::string_view StallStats::intern(std::string_view name) {
   // The binder's names mostly sit at the same addresses from span to span:
   // a slot by address, checked by content.
-  std::string_view& cached =
-      recent_names_[(reinterpret_cast<std::uintptr_t>(name.data()) >> 3) % recent_names_.size()];
+  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(name.data()));
+  std::string_view& cached = recent_names_[(address * 0x9E3779B97F4A7C15ULL) >> 58]; // 64 slots
   if (cached == name && !cached.empty())
     return cached;
   auto found = names_.find(name);
@@ -226,64 +219,52 @@ std::string_view StallStats::intern(std::string_view name) {
   return cached;
 }
 
-// The slot where a hash's probe starts: the hash's high bits, mixed (a row's
-// hash combines words whose low bits are alike: pids, aligned addresses).
-std::size_t StallStats::slot_of(std::uint64_t hash) const {
-  return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (row_slots_.size() - 1);
-}
-
 std::size_t StallStats::find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
                                  std::string_view comm, std::string_view kind,
                                  std::string_view span) const {
-  if (row_slots_.empty())
-    return rows_.size();
-  const std::size_t mask = row_slots_.size() - 1;
-  for (std::size_t i = slot_of(hash); row_slots_[i].row != kNoRow; i = (i + 1) & mask) {
-    if (row_slots_[i].hash != hash)
-      continue;
-    const StallRow& row = rows_[row_slots_[i].row];
-    if (row.pid == pid && row.other == other && row.background == background &&
-        row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm)
-      return row_slots_[i].row;
-  }
-  return rows_.size();
+  const std::size_t found = row_index_.find(hash, [&](std::size_t index) {
+    const StallRow& row = rows_[index];
+    return row.pid == pid && row.other == other && row.background == background &&
+           row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm;
+  });
+  return found == HashIndex::kNone ? rows_.size() : found;
 }
 
-void StallStats::index_row(std::uint64_t hash, std::size_t row) {
-  if ((indexed_rows_ + 1) * 2 > row_slots_.size()) {
-    std::vector<RowSlot> old = std::move(row_slots_);
-    row_slots_.assign(std::max<std::size_t>(64, old.size() * 2), RowSlot{});
-    indexed_rows_ = 0;
-    for (const RowSlot& slot : old)
-      if (slot.row != kNoRow)
-        index_row(slot.hash, slot.row);
+void StallStats::HashIndex::insert(std::uint64_t hash, std::size_t index) {
+  if ((size_ + 1) * 2 > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    size_ = 0;
+    for (const Slot& slot : old)
+      if (slot.index != kEmpty)
+        insert(slot.hash, slot.index);
   }
-  const std::size_t mask = row_slots_.size() - 1;
-  std::size_t i = slot_of(hash);
-  while (row_slots_[i].row != kNoRow)
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = home(hash);
+  while (slots_[i].index != kEmpty)
     i = (i + 1) & mask;
-  row_slots_[i] = RowSlot{hash, static_cast<std::uint32_t>(row)};
-  ++indexed_rows_;
+  slots_[i] = Slot{hash, static_cast<std::uint32_t>(index)};
+  ++size_;
 }
 
-void StallStats::unindex_row(std::uint64_t hash, std::size_t row) {
-  const std::size_t mask = row_slots_.size() - 1;
-  std::size_t hole = slot_of(hash);
-  while (row_slots_[hole].row != row) // it is there: the probe ends at it
+void StallStats::HashIndex::erase(std::uint64_t hash, std::size_t index) {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t hole = home(hash);
+  while (slots_[hole].index != index) // it is there: the probe ends at it
     hole = (hole + 1) & mask;
-  // Linear probing without tombstones: the rows after the hole in its run
-  // move back into it if their probe starts at or before it.
-  for (std::size_t i = (hole + 1) & mask; row_slots_[i].row != kNoRow; i = (i + 1) & mask) {
-    const std::size_t home = slot_of(row_slots_[i].hash);
-    // Whether `home` lies cyclically in (hole, i]: then the row stays.
-    const bool stays = hole < i ? (home > hole && home <= i) : (home > hole || home <= i);
+  // The entries after the hole in its run move back into it when their
+  // probe starts at or before it.
+  for (std::size_t i = (hole + 1) & mask; slots_[i].index != kEmpty; i = (i + 1) & mask) {
+    const std::size_t start = home(slots_[i].hash);
+    // Whether `start` lies cyclically in (hole, i]: then the entry stays.
+    const bool stays = hole < i ? (start > hole && start <= i) : (start > hole || start <= i);
     if (!stays) {
-      row_slots_[hole] = row_slots_[i];
+      slots_[hole] = slots_[i];
       hole = i;
     }
   }
-  row_slots_[hole] = RowSlot{};
-  --indexed_rows_;
+  slots_[hole] = Slot{};
+  --size_;
 }
 
 StallRow& StallStats::row_for(const Incident& incident) {
@@ -311,7 +292,7 @@ StallRow& StallStats::row_for(const Incident& incident) {
   row.span = span;
   row.background = incident.background;
   row.other = false;
-  index_row(hash, slot);
+  row_index_.insert(hash, slot);
   ++task_rows_;
   return row;
 }
@@ -335,7 +316,7 @@ void StallStats::fold_smallest_rows() {
   for (std::size_t n = 0; n < batch; ++n) {
     const std::size_t slot = tasks[n].row;
     StallRow& folded = rows_[slot];
-    unindex_row(
+    row_index_.erase(
         row_hash(folded.pid, false, folded.background, folded.comm, folded.kind, folded.span),
         slot);
     const std::uint64_t other_hash =
@@ -344,7 +325,7 @@ void StallStats::fold_smallest_rows() {
         find_row(other_hash, -1, true, folded.background, {}, folded.kind, folded.span);
     if (other == rows_.size()) {
       rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
-      index_row(other_hash, other);
+      row_index_.insert(other_hash, other);
     }
     StallRow& into = rows_[other]; // rows_ may have grown: no reference to `folded` below
     into.durations.merge(rows_[slot].durations);
@@ -357,34 +338,27 @@ void StallStats::fold_smallest_rows() {
 
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
                            Nanos duration) {
-  // As for task rows: a verified cache first, by order and flags.
-  std::size_t& cached =
-      recent_orders_[(static_cast<std::size_t>(order) * 31 + gfp.size()) % recent_orders_.size()];
-  if (cached < orders_.size()) {
-    OrderRow& row = orders_[cached];
-    if (!row.other && row.order == order && row.gfp_flags == gfp && row.kind == kind) {
-      ++row.count;
-      row.total += duration;
-      row.max = std::max(row.max, duration);
-      return;
-    }
-  }
-  order_key(key_, false, kind, order, gfp);
-  auto found = order_index_.find(std::string_view(key_));
-  if (found == order_index_.end()) {
+  kind = intern(kind);
+  const std::uint64_t hash = order_hash(false, kind, order, gfp);
+  std::size_t found = order_index_.find(hash, [&](std::size_t index) {
+    const OrderRow& row = orders_[index];
+    return !row.other && row.order == order && row.kind == kind && row.gfp_flags == gfp;
+  });
+  if (found == HashIndex::kNone) {
     const bool full = order_index_.size() >= limits_.order_rows;
-    if (full) { // new combinations go to the kind's folded row
-      order_key(key_, true, kind, 0, {});
-      found = order_index_.find(std::string_view(key_));
-    }
-    if (found == order_index_.end()) {
+    const std::uint64_t folded_hash = order_hash(true, kind, 0, {});
+    if (full) // new combinations go to the kind's folded row
+      found = order_index_.find(folded_hash, [&](std::size_t index) {
+        return orders_[index].other && orders_[index].kind == kind;
+      });
+    if (found == HashIndex::kNone) {
+      found = orders_.size();
       orders_.push_back(OrderRow{std::string(kind), full ? 0 : order,
                                  full ? std::string() : std::string(gfp), full, 0, 0, 0});
-      found = order_index_.emplace(key_, orders_.size() - 1).first;
+      order_index_.insert(full ? folded_hash : hash, found);
     }
   }
-  cached = found->second;
-  OrderRow& row = orders_[found->second];
+  OrderRow& row = orders_[found];
   ++row.count;
   row.total += duration;
   row.max = std::max(row.max, duration);

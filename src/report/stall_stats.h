@@ -161,9 +161,6 @@ private:
   std::string_view intern(std::string_view name);
   std::size_t find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
                        std::string_view comm, std::string_view kind, std::string_view span) const;
-  void index_row(std::uint64_t hash, std::size_t row);
-  void unindex_row(std::uint64_t hash, std::size_t row);
-  std::size_t slot_of(std::uint64_t hash) const;
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
   HeldFigures take_held(const Incident& incident);
@@ -180,22 +177,51 @@ private:
     }
   };
 
+  // Indexes into a vector (rows_, orders_) by a hash of what they hold,
+  // which the caller checks: open addressing, linear probing, never more
+  // than half full, so that a lookup is a hash and mostly one probe however
+  // many tasks come and go; a removal moves the rest of its run back (no
+  // tombstones).
+  class HashIndex {
+  public:
+    static constexpr std::size_t kNone = SIZE_MAX;
+    // The first index of this hash for which matches(index) holds, or kNone.
+    template <class Matches> std::size_t find(std::uint64_t hash, Matches matches) const {
+      if (slots_.empty())
+        return kNone;
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t i = home(hash); slots_[i].index != kEmpty; i = (i + 1) & mask)
+        if (slots_[i].hash == hash && matches(slots_[i].index))
+          return slots_[i].index;
+      return kNone;
+    }
+    void insert(std::uint64_t hash, std::size_t index);
+    void erase(std::uint64_t hash, std::size_t index); // inserted with that hash
+    std::size_t size() const { return size_; }
+
+  private:
+    static constexpr std::uint32_t kEmpty = UINT32_MAX;
+    struct Slot {
+      std::uint64_t hash = 0;
+      std::uint32_t index = kEmpty;
+    };
+    // Where the probe of a hash starts: its high bits, mixed (a row's hash
+    // combines words whose low bits are alike: pids, aligned addresses).
+    std::size_t home(std::uint64_t hash) const {
+      return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (slots_.size() - 1);
+    }
+    std::vector<Slot> slots_; // size a power of two, or 0
+    std::size_t size_ = 0;
+  };
+
   Limits limits_;
   std::vector<StallRow> rows_;
   // Rows by a hash of their key, checked field by field: no key to build or
-  // allocate when thousands of tasks come and go. Open addressing, linear
-  // probing, never more than half full: a lookup is a hash and mostly one
-  // probe, whatever the number of tasks.
-  struct RowSlot {
-    std::uint64_t hash = 0;
-    std::uint32_t row = kNoRow;
-  };
-  static constexpr std::uint32_t kNoRow = UINT32_MAX;
-  std::vector<RowSlot> row_slots_; // size a power of two, or 0
-  std::size_t indexed_rows_ = 0;
+  // allocate when thousands of tasks come and go.
+  HashIndex row_index_;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
-  std::array<std::string_view, 8> recent_names_; // a cache of names_, by address
+  std::array<std::string_view, 64> recent_names_; // a cache of names_, by address
   std::size_t task_rows_ = 0;
   std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
   struct FoldKey {
@@ -205,12 +231,8 @@ private:
   };
   std::vector<FoldKey> scratch_keys_; // fold_smallest_rows' list, reused
   std::vector<Nanos> scratch_ends_;   // sweep_held's list, reused
-  std::string key_;                   // reused to look order rows up
   std::vector<OrderRow> orders_;
-  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
-  // Recently used order rows (indexes into orders_), by order and flags: a
-  // cache, checked field by field.
-  std::array<std::size_t, 16> recent_orders_;
+  HashIndex order_index_; // as row_index_
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
