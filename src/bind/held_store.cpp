@@ -212,14 +212,11 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
     pad_to_end(tail_);
     used_ += extent_ - tail_;
   }
-  // Compared as addresses: `fields` may be an empty view of nothing.
-  const auto line_at = reinterpret_cast<std::uintptr_t>(line.data());
-  std::size_t fields_at = reinterpret_cast<std::uintptr_t>(fields.data()) - line_at;
-  if (fields.empty() || fields_at > line.size() || fields.size() > line.size() - fields_at ||
-      fields_at > UINT16_MAX || fields.size() > UINT16_MAX) {
-    fields_at = 0;
-    fields = {};
-  }
+  // As addresses: `fields` may be an empty view of nothing. Kept in 16 bits
+  // each, unchecked here (every held line pays for this): fields() clamps.
+  const auto fields_at =
+      static_cast<std::uint16_t>(reinterpret_cast<std::uintptr_t>(fields.data()) -
+                                 reinterpret_cast<std::uintptr_t>(line.data()));
   new (buf_.get() + at) Header{&list,
                                seq,
                                ts,
@@ -228,7 +225,7 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
                                list.newest,
                                kNoLine,
                                event,
-                               static_cast<std::uint16_t>(fields_at),
+                               fields_at,
                                static_cast<std::uint16_t>(fields.size())};
   std::memcpy(buf_.get() + at + sizeof(Header), line.data(), line.size());
   if (list.newest != kNoLine) {

@@ -12,6 +12,7 @@
 
 #include "util/duration.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -63,8 +64,9 @@ public:
   // drop the oldest lines held by any list; returns how many lines it dropped
   // (the new line itself counts as one when it is larger than the store).
   // `fields`, a part of `line` (its tracepoint's fields as the parser read
-  // them), is remembered for fields(): the line's place is kept in 16 bits
-  // each, which a line of kMaxLineBytes needs at most; past that it is not.
+  // them) or empty, is remembered for fields(): its place in 16 bits each,
+  // which fields after an event's name in a line of at most kMaxLineBytes
+  // need. Anything else gives fields() a part of the line, never more.
   std::size_t push(HeldList& list, Nanos ts, std::uint64_t seq, EventId event,
                    std::string_view line, std::string_view fields = {});
   // Removes one line from its list.
@@ -82,7 +84,10 @@ public:
   // The part of line(ref) given to push() as its fields; empty if none was.
   std::string_view fields(HeldRef ref) const {
     const Header& h = header(ref);
-    return {buf_.get() + ref + sizeof(Header) + h.fields_at, h.fields_size};
+    if (h.fields_size == 0 || h.fields_at > h.length)
+      return {};
+    return {buf_.get() + ref + sizeof(Header) + h.fields_at,
+            std::min<std::size_t>(h.fields_size, h.length - h.fields_at)};
   }
 
   std::size_t capacity() const { return capacity_; }
