@@ -2,7 +2,7 @@
 // graph lines and begin/end tracepoint pairs into spans, holds each task's
 // tracepoint lines until an over-threshold span of the same task claims them,
 // and hands every over-threshold span to the sink as one Incident, the moment
-// the span's closing line is read.
+// the span's closing line is read, each line with its tracepoint as parsed.
 #pragma once
 
 #include "bind/task_state.h"

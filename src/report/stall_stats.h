@@ -4,14 +4,15 @@
 // reclaim got for its time, and a log2 latency histogram per kind.
 //
 // Only over-threshold spans feed it, never lines: it costs nothing per line
-// read. Its size is bounded for runs of weeks: at most `task_rows` task
-// rows (when a new task needs room, the eighth of them with the smallest
-// totals is folded into "other tasks" rows of their kinds) and `order_rows`
-// order/gfp rows, sketches and histograms of bounded size, and at most
-// kHeldFigures (4096) held reclaim figures (oldest dropped first) that also
-// age out with the profile's window. It is a Sink so that a FanoutSink can feed
-// it; the report writers (stall_report.h), the status line and the metrics
-// read it.
+// read. It reads an incident's tracepoints as the binder parsed them
+// (Incident::tracepoints), not its lines again. Its size is bounded for runs of
+// weeks: at most `task_rows` task rows (when a new task needs room, the eighth
+// of them with the smallest totals is folded into "other tasks" rows of their
+// kinds) and `order_rows` order/gfp rows, sketches and histograms of bounded
+// size, and at most kHeldFigures (4096) held reclaim figures (oldest dropped
+// first) that also age out with the profile's window. It is a Sink so that a
+// FanoutSink can feed it; the report writers (stall_report.h), the status line
+// and the metrics read it.
 #pragma once
 
 #include "report/latency.h"
