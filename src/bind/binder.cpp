@@ -1,6 +1,7 @@
 #include "bind/binder.h"
 
 #include "profile/stalls.h"
+#include "trace/parser.h"
 
 #include <algorithm>
 
@@ -118,9 +119,11 @@ void Binder::use_mode(Mode mode) {
     }
   }
   roles_by_id_.assign(events_.size(), nullptr);
+  event_names_.assign(events_.size(), {});
   event_roles_.clear();
   for (const auto& [name, role] : events_) {
     roles_by_id_[role.id] = &role; // unordered_map keys and values stay where they are
+    event_names_[role.id] = name;
     event_roles_.insert(EventName{name}, &role);
   }
 }
@@ -322,7 +325,7 @@ void Binder::hold(TaskState& task, const Record& record, EventId event) {
     store_.remove(task.held.oldest);
     ++stats_.pending_dropped;
   }
-  stats_.held_dropped += store_.push(task.held, record.ts, seq_, event, record.line);
+  stats_.held_dropped += store_.push(task.held, record.ts, seq_, event, record.line, record.fields);
 }
 
 void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
@@ -448,9 +451,15 @@ void Binder::emit_function(const Record& closing, std::string_view name, TaskSta
 void Binder::emit(const Record& closing, std::string_view span, std::string_view kind,
                   TaskState* task, const EventSet* claims, Nanos start, Nanos end,
                   std::string_view opening, std::uint64_t opening_seq) {
+  // Each line's tracepoint, from what was read when it was parsed, so that
+  // no sink parses it again. A function's opening line is its entry, with
+  // none; a pair's is its begin, kept as text only: read once more here.
   lines_.clear();
-  if (!opening.empty())
+  tracepoints_.clear();
+  if (!opening.empty()) {
     lines_.push_back(opening);
+    tracepoints_.push_back(opening_seq != 0 ? tracepoint_of(parse_line(opening)) : Tracepoint{});
+  }
   in_span_.clear();
   if (task != nullptr) {
     drop_held_before(*task, cutoff());
@@ -468,14 +477,18 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
                  claims->contains(store_.event(ref))) {
         in_span_[claimed++] = ref;
         lines_.push_back(store_.line(ref));
+        tracepoints_.push_back(
+            {event_names_[store_.event(ref)], store_.fields(ref), store_.ts(ref)});
         task->note_emitted(store_.seq(ref));
       }
     }
     in_span_.resize(claimed);
   }
   lines_.push_back(closing.line);
+  tracepoints_.push_back(tracepoint_of(closing));
   const bool background = is_background_comm(profile_.background, closing.comm);
-  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_});
+  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_,
+                          tracepoints_});
   for (HeldRef ref : in_span_)
     store_.remove(ref);
 }

@@ -2,7 +2,7 @@
 // graph lines and begin/end tracepoint pairs into spans, holds each task's
 // tracepoint lines until an over-threshold span of the same task claims them,
 // and hands every over-threshold span to the sink as one Incident, the moment
-// the span's closing line is read.
+// the span's closing line is read, each line with its tracepoint as parsed.
 #pragma once
 
 #include "bind/event_table.h"
@@ -136,6 +136,7 @@ private:
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;
   ShrinkerKeys shrinker_keys_; // the open begins of shrinker pairs point in
+  std::vector<std::string_view> event_names_; // by EventId: the keys of events_
   std::uint64_t* orphan_over_threshold_ = nullptr;
 
   std::uint64_t seq_ = 0; // input line number of the record being fed
@@ -152,6 +153,7 @@ private:
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
   std::vector<std::string_view> lines_; // an incident's lines, reused
+  std::vector<Tracepoint> tracepoints_; // and their tracepoints
   std::vector<HeldRef> in_span_;        // held lines an incident looks at, reused
 };
 

@@ -1,7 +1,10 @@
 #include "bind/binder.h"
 #include "profile/loader.h"
 #include "report/json_sink.h"
+#include "report/stall_report.h"
+#include "report/stall_stats.h"
 #include "report/text_sink.h"
+#include "report/timeline_sink.h"
 #include "trace/parser.h"
 
 #include <cstdio>
@@ -958,6 +961,86 @@ TEST_CASE("parser, binder and sinks survive mutated real traces") {
     }
     binder.finish();
     CHECK(stats.lines_read == lines);
+  }
+}
+
+// The tracepoints the binder hands on with each line (so that no sink parses
+// it again) are what parsing the line again gives, whatever the line; and
+// the stall report, the JSON records and the timeline made from them are
+// those made from the lines alone.
+TEST_CASE("each incident's tracepoints are its lines' own, parsed once") {
+  auto profile = load_profile_file("configs/default.yaml");
+  REQUIRE_MESSAGE(profile.ok(), "run from the repository root");
+  struct Checking : Sink {
+    StallStats given;
+    StallStats reread;
+    std::ostringstream json_given_out, json_reread_out, timeline_given_out, timeline_reread_out;
+    JsonSink json_given{json_given_out};
+    JsonSink json_reread{json_reread_out};
+    TimelineSink timeline_given{timeline_given_out, 10 * kSecond};
+    TimelineSink timeline_reread{timeline_reread_out, 10 * kSecond};
+    std::uint64_t incidents = 0;
+    std::uint64_t tracepoints = 0;
+    void incident(const Incident& incident) override {
+      ++incidents;
+      REQUIRE(incident.tracepoints.size() == incident.lines.size());
+      for (std::size_t i = 0; i < incident.lines.size(); ++i) {
+        const Tracepoint parsed = tracepoint_of(parse_line(incident.lines[i]));
+        CHECK(incident.tracepoints[i].name == parsed.name);
+        CHECK(incident.tracepoints[i].fields == parsed.fields);
+        CHECK(incident.tracepoints[i].ts == parsed.ts);
+        tracepoints += !parsed.name.empty();
+      }
+      given.incident(incident);
+      json_given.incident(incident);
+      timeline_given.incident(incident);
+      Incident lines_only = incident;
+      lines_only.tracepoints = {};
+      reread.incident(lines_only);
+      json_reread.incident(lines_only);
+      timeline_reread.incident(lines_only);
+    }
+    void passthrough(std::string_view, Nanos) override {}
+    void finish(const ShrinkerStats&) override {}
+  };
+  const auto report = [](const StallStats& stats) {
+    std::ostringstream out;
+    write_report_text(out, stats, ReportTextOptions{});
+    return out.str();
+  };
+  for (const char* name :
+       {"graph-6.1-thresh100.txt", "graph-6.1-thresh0.txt", "events-6.18-dropcaches-compact.txt"}) {
+    std::vector<std::string> lines;
+    std::ifstream in(std::string("tests/golden/traces/") + name);
+    REQUIRE_MESSAGE(in, "run from the repository root");
+    for (std::string line; std::getline(in, line);)
+      lines.push_back(line);
+    std::mt19937 rng(20261123);
+    for (const Nanos threshold : {Nanos{0}, 10 * us, 100 * us}) {
+      for (const bool mutate : {false, true}) {
+        CAPTURE(name);
+        CAPTURE(threshold);
+        CAPTURE(mutate);
+        Checking sink;
+        RunStats stats;
+        ShrinkerStats shrinkers;
+        Binder binder(*profile, BinderOptions{threshold, std::nullopt}, sink, shrinkers, stats);
+        for (std::string line : lines) {
+          if (mutate && rng() % 8 == 0 && !line.empty())
+            line[rng() % line.size()] = static_cast<char>(rng());
+          binder.feed(parse_line(line));
+        }
+        binder.finish();
+        CHECK(sink.incidents > 0);
+        if (!mutate)
+          CHECK(sink.tracepoints > 0);
+        CHECK(report(sink.given) == report(sink.reread));
+        CHECK(sink.json_given_out.str() == sink.json_reread_out.str());
+        CHECK(sink.timeline_given_out.str() == sink.timeline_reread_out.str());
+        if (!mutate)
+          CHECK(sink.json_given_out.str().find("\"tracepoints\":[{") != std::string::npos);
+      }
+    }
   }
 }
 

@@ -79,8 +79,8 @@ HeldRef HeldStore::room_at_tail(std::size_t size) const {
 void HeldStore::pad_to_end(std::size_t at) {
   // Too little room left for a header: the reader knows such a tail is a gap.
   if (extent_ - at >= sizeof(Header))
-    new (buf_.get() + at)
-        Header{nullptr, 0, 0, static_cast<std::uint32_t>(extent_ - at), 0, kNoLine, kNoLine, 0, 0};
+    new (buf_.get() + at) Header{
+        nullptr, 0, 0, static_cast<std::uint32_t>(extent_ - at), 0, kNoLine, kNoLine, 0, 0, 0};
 }
 
 void HeldStore::unlink(Header& h) {
@@ -179,7 +179,7 @@ void HeldStore::compact() {
 }
 
 std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId event,
-                            std::string_view line) {
+                            std::string_view line, std::string_view fields) {
   const std::size_t size = round_up8(sizeof(Header) + line.size());
   if (size > capacity_)
     return 1;
@@ -212,6 +212,11 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
     pad_to_end(tail_);
     used_ += extent_ - tail_;
   }
+  // As addresses: `fields` may be an empty view of nothing. Kept in 16 bits
+  // each, unchecked here (every held line pays for this): fields() clamps.
+  const auto fields_at =
+      static_cast<std::uint16_t>(reinterpret_cast<std::uintptr_t>(fields.data()) -
+                                 reinterpret_cast<std::uintptr_t>(line.data()));
   new (buf_.get() + at) Header{&list,
                                seq,
                                ts,
@@ -220,7 +225,8 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
                                list.newest,
                                kNoLine,
                                event,
-                               0};
+                               fields_at,
+                               static_cast<std::uint16_t>(fields.size())};
   std::memcpy(buf_.get() + at + sizeof(Header), line.data(), line.size());
   if (list.newest != kNoLine) {
     header(list.newest).next = at;

@@ -12,6 +12,7 @@
 
 #include "util/duration.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -62,8 +63,12 @@ public:
   // Appends a copy of `line` to the newest end of `list`. To make room it may
   // drop the oldest lines held by any list; returns how many lines it dropped
   // (the new line itself counts as one when it is larger than the store).
+  // `fields`, a part of `line` (its tracepoint's fields as the parser read
+  // them) or empty, is remembered for fields(): its place in 16 bits each,
+  // which fields after an event's name in a line of at most kMaxLineBytes
+  // need. Anything else gives fields() a part of the line, never more.
   std::size_t push(HeldList& list, Nanos ts, std::uint64_t seq, EventId event,
-                   std::string_view line);
+                   std::string_view line, std::string_view fields = {});
   // Removes one line from its list.
   void remove(HeldRef ref);
 
@@ -75,6 +80,14 @@ public:
   // Valid until the next push (which may move lines).
   std::string_view line(HeldRef ref) const {
     return {buf_.get() + ref + sizeof(Header), header(ref).length};
+  }
+  // The part of line(ref) given to push() as its fields; empty if none was.
+  std::string_view fields(HeldRef ref) const {
+    const Header& h = header(ref);
+    if (h.fields_size == 0 || h.fields_at > h.length)
+      return {};
+    return {buf_.get() + ref + sizeof(Header) + h.fields_at,
+            std::min<std::size_t>(h.fields_size, h.length - h.fields_at)};
   }
 
   std::size_t capacity() const { return capacity_; }
@@ -97,7 +110,8 @@ private:
     HeldRef prev;
     HeldRef next;
     EventId event;
-    std::uint32_t unused;
+    std::uint16_t fields_at; // where the line's fields begin, and their size
+    std::uint16_t fields_size;
   };
   static_assert(sizeof(Header) == kLineOverhead);
 

@@ -40,6 +40,33 @@ std::string sized(const std::string& name, std::size_t record) {
 
 } // namespace
 
+TEST_CASE("a line's fields are kept as a part of it, wherever the line moves") {
+  HeldStore store(4096, 1024);
+  HeldList list;
+  const std::string line = "  dd-170 [001] ..... 1.000000: mm_x: order=0 gfp_flags=GFP_KERNEL";
+  const std::string_view view(line);
+  store.push(list, 1, 1, 0, view, view.substr(view.find("order")));
+  store.push(list, 2, 2, 0, view); // none given
+  const std::string elsewhere = "order=0";
+  store.push(list, 3, 3, 0, view, elsewhere); // not a part of the line
+  CHECK(store.fields(list.oldest) == "order=0 gfp_flags=GFP_KERNEL");
+  CHECK(store.fields(store.newer(list.oldest)).empty());
+  // Whatever it was given, fields() stays within the line.
+  const std::string_view held = store.line(list.newest);
+  const std::string_view stray = store.fields(list.newest);
+  CHECK((stray.empty() || (stray.data() >= held.data() &&
+                           stray.data() + stray.size() <= held.data() + held.size())));
+  // Lines pushed and removed around it until the ring wraps: it still knows its fields.
+  HeldList other;
+  for (int i = 0; i < 40; ++i) {
+    store.push(other, 10 + i, 10 + i, 0, view, view.substr(view.size() - 10));
+    store.remove(other.oldest);
+  }
+  CHECK(store.line(list.oldest) == line);
+  CHECK(store.fields(list.oldest) == "order=0 gfp_flags=GFP_KERNEL");
+  CHECK(store.fields(store.newer(list.oldest)).empty());
+}
+
 TEST_CASE("each list keeps its lines in input order; removal anywhere") {
   HeldStore store(1 << 16);
   HeldList a;

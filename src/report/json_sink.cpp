@@ -32,7 +32,7 @@ void JsonSink::incident(const Incident& incident) {
     separator = ",";
   }
   out_ << "],\"tracepoints\":";
-  write_json_tracepoints(out_, incident.lines, fields_);
+  write_json_tracepoints(out_, tracepoints_of(incident, parsed_), fields_);
   out_ << "}\n";
 }
 

@@ -38,6 +38,7 @@ public:
 private:
   std::ostream& out_;
   std::vector<EventField> fields_; // reused from span to span
+  std::vector<Tracepoint> parsed_; // an incident's tracepoints if it gave none
 };
 
 } // namespace allocwatch

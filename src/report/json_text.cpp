@@ -1,7 +1,5 @@
 #include "report/json_text.h"
 
-#include "trace/parser.h"
-
 #include <ostream>
 
 namespace allocwatch {
@@ -23,18 +21,17 @@ void write_json_string(std::ostream& out, std::string_view text) {
   out.put('"');
 }
 
-void write_json_tracepoints(std::ostream& out, std::span<const std::string_view> lines,
+void write_json_tracepoints(std::ostream& out, std::span<const Tracepoint> tracepoints,
                             std::vector<EventField>& scratch) {
   out.put('[');
   const char* separator = "";
-  for (std::string_view line : lines) {
-    const Record record = parse_line(line);
-    if (record.kind != LineKind::Event || record.name.empty())
+  for (const Tracepoint& tracepoint : tracepoints) {
+    if (tracepoint.name.empty())
       continue;
     out << separator << "{\"event\":";
-    write_json_string(out, record.name);
-    out << ",\"ts_ns\":" << record.ts << ",\"fields\":{";
-    parse_event_fields(record.name, record.fields, scratch);
+    write_json_string(out, tracepoint.name);
+    out << ",\"ts_ns\":" << tracepoint.ts << ",\"fields\":{";
+    parse_event_fields(tracepoint.name, tracepoint.fields, scratch);
     const char* field_separator = "";
     for (const EventField& field : scratch) {
       out << field_separator;

@@ -3,6 +3,7 @@
 // of a span as objects with their parsed fields.
 #pragma once
 
+#include "report/sink.h"
 #include "trace/event_fields.h"
 
 #include <iosfwd>
@@ -17,13 +18,13 @@ namespace allocwatch {
 // valid.
 void write_json_string(std::ostream& out, std::string_view text);
 
-// The tracepoint lines among `lines` (graph returns and other lines are
-// left out), as a JSON array of
+// The tracepoints of a span's lines (lines that print none, such as graph
+// returns, are left out), as a JSON array of
 //   {"event":"mm_vmscan_direct_reclaim_begin","ts_ns":16466577000,
 //    "fields":{"order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE|__GFP_COMP"}}
 // numbers as JSON numbers, the rest as strings; ts_ns is -1 for a line
 // without a timestamp. `scratch` is reused between calls.
-void write_json_tracepoints(std::ostream& out, std::span<const std::string_view> lines,
+void write_json_tracepoints(std::ostream& out, std::span<const Tracepoint> tracepoints,
                             std::vector<EventField>& scratch);
 
 } // namespace allocwatch

@@ -3,14 +3,34 @@
 // stall report, the timeline, the status line), through a FanoutSink.
 #pragma once
 
+#include "trace/record.h"
 #include "util/duration.h"
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace allocwatch {
 
 class ShrinkerStats;
+
+// The tracepoint a line prints, as the parser read it: what a sink needs of
+// a line besides its text, known to the binder, which parsed every line it
+// hands on, so that no sink parses one again.
+struct Tracepoint {
+  std::string_view name;   // "mm_shrink_slab_start"; empty: the line prints none
+  std::string_view fields; // without a trailing " */"
+  Nanos ts = -1;           // -1 when the line has none (or prints no tracepoint)
+  bool operator==(const Tracepoint&) const = default;
+};
+
+// A parsed line's tracepoint: its event, if it has a name (a trace_marker
+// text has none); nothing for graph entries, returns and the like.
+inline Tracepoint tracepoint_of(const Record& record) {
+  if (record.kind != LineKind::Event || record.name.empty())
+    return {};
+  return {record.name, record.fields, record.ts};
+}
 
 // One over-threshold span and the lines it prints, in output order: its
 // claimed tracepoints and its own line(s). The views live for the call only.
@@ -25,7 +45,16 @@ struct Incident {
   Nanos start;
   Nanos end;
   std::span<const std::string_view> lines;
+  // Parallel to `lines`: the tracepoint each prints. The binder always gives
+  // them; others may leave them out (empty), and tracepoints_of() reads them
+  // from the lines.
+  std::span<const Tracepoint> tracepoints = {};
 };
+
+// The incident's tracepoints, one per line: its own, or, if it has none,
+// each line's parsed into `scratch`.
+std::span<const Tracepoint> tracepoints_of(const Incident& incident,
+                                           std::vector<Tracepoint>& scratch);
 
 class Sink {
 public:

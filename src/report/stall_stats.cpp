@@ -1,7 +1,5 @@
 #include "report/stall_stats.h"
 
-#include "trace/parser.h"
-
 #include <algorithm>
 #include <cstring>
 #include <tuple>
@@ -13,71 +11,79 @@ namespace {
 // Held figures are swept for age every this many incidents.
 constexpr std::uint64_t kSweepEvery = 4096;
 
-// "mm_vmscan_direct_reclaim_begin", "mm_vmscan_memcg_softlimit_reclaim_end", ...
-bool is_reclaim_event(std::string_view name, std::string_view suffix) {
-  return name.starts_with("mm_vmscan_") && name.ends_with(suffix);
-}
+// The tracepoints the report reads.
+enum class ReportEvent : std::uint8_t {
+  None,
+  LruShrinkInactive, // mm_vmscan_lru_shrink_inactive: pages scanned
+  ShrinkSlabStart,   // mm_shrink_slab_start/end: shrinker time
+  ShrinkSlabEnd,
+  ReclaimBegin,      // mm_vmscan_*_reclaim_begin: a reclaim, its order and flags
+  ReclaimEnd,        // mm_vmscan_*_reclaim_end: a reclaim, its pages reclaimed
+  TryToCompactPages, // mm_compaction_try_to_compact_pages: order and flags
+};
 
-// `name` starts with "mm_".
-bool is_report_event(std::string_view name) {
-  switch (name.size() > 3 ? name[3] : '\0') {
+ReportEvent report_event(std::string_view name) {
+  if (!name.starts_with("mm_") || name.size() < 4)
+    return ReportEvent::None;
+  switch (name[3]) {
   case 'v':
-    return name == "mm_vmscan_lru_shrink_inactive" || is_reclaim_event(name, "_reclaim_begin") ||
-           is_reclaim_event(name, "_reclaim_end");
+    if (name == "mm_vmscan_lru_shrink_inactive")
+      return ReportEvent::LruShrinkInactive;
+    if (!name.starts_with("mm_vmscan_"))
+      return ReportEvent::None;
+    if (name.ends_with("_reclaim_begin"))
+      return ReportEvent::ReclaimBegin;
+    return name.ends_with("_reclaim_end") ? ReportEvent::ReclaimEnd : ReportEvent::None;
   case 's':
-    return name == "mm_shrink_slab_start" || name == "mm_shrink_slab_end";
+    if (name == "mm_shrink_slab_start")
+      return ReportEvent::ShrinkSlabStart;
+    return name == "mm_shrink_slab_end" ? ReportEvent::ShrinkSlabEnd : ReportEvent::None;
   case 'c':
-    return name == "mm_compaction_try_to_compact_pages";
+    return name == "mm_compaction_try_to_compact_pages" ? ReportEvent::TryToCompactPages
+                                                        : ReportEvent::None;
   default:
-    return false;
+    return ReportEvent::None;
   }
 }
 
-// Finds the report's events in a line without parsing all of it (a span
-// prints its return, compaction's events, ...: most lines are not of
-// interest): the event name is the first "mm_" word that runs to a ':', in
-// both line forms ("... |  /* name: fields */", "comm-pid [cpu] ... ts: name:
-// fields"). A comm that starts with "mm_" is followed by a space before any
-// ':', so it is passed over.
-StallStats::LineEvent find_report_event(std::string_view line) {
-  const char* const begin = line.data();
-  const char* const end = begin + line.size();
-  // By the '_' of "mm_": the first one on most lines, where 'm' is in many comms.
-  for (const char* under = begin + 2; under < end; ++under) {
-    under =
-        static_cast<const char*>(std::memchr(under, '_', static_cast<std::size_t>(end - under)));
-    if (under == nullptr)
-      return {};
-    if (under[-1] != 'm' || under[-2] != 'm')
-      continue;
-    const char* const m = under - 2;
-    const auto* colon =
-        static_cast<const char*>(std::memchr(m, ':', static_cast<std::size_t>(end - m)));
-    if (colon == nullptr)
-      return {};
-    const std::string_view name(m, static_cast<std::size_t>(colon - m));
-    if (name.find(' ') != std::string_view::npos)
-      continue; // part of a comm
-    if (!is_report_event(name))
-      return {};
-    const std::size_t at = static_cast<std::size_t>(m - begin);
-    const std::size_t colon_at = at + name.size();
-    std::string_view fields = line.substr(std::min(colon_at + 2, line.size()));
-    if (fields.ends_with(" */"))
-      fields.remove_suffix(3);
-    return {name, fields};
+// event_field() for the fields the report reads, which the kernel prints as
+// "key=value" words near the start ("nid=0 nr_scanned=32 ..."): the same
+// answer from one pass over the bytes up to the key, where event_field()
+// searches every occurrence of the key's first letter (memchr, memcmp) and
+// then splits the value off: this runs for every LRU line of every slow
+// reclaim. A '(' before the value (values in parentheses may hold spaces
+// and '=') leaves it to event_field().
+std::optional<std::string_view> leading_field(std::string_view event, std::string_view fields,
+                                              std::string_view key) {
+  const std::size_t size = fields.size();
+  std::size_t at = 0; // at a word's start: 0, or after a space
+  while (at < size) {
+    const std::size_t equals = at + key.size();
+    if (equals < size && fields[equals] == '=' &&
+        std::memcmp(fields.data() + at, key.data(), key.size()) == 0) {
+      if (equals + 1 < size && fields[equals + 1] == '(')
+        return event_field(event, fields, key);
+      std::size_t end = equals + 1;
+      while (end < size && fields[end] != ' ')
+        ++end;
+      std::string_view value = fields.substr(equals + 1, end - equals - 1);
+      if (value.ends_with(','))
+        value.remove_suffix(1);
+      return value;
+    }
+    for (; at < size && fields[at] != ' '; ++at)
+      if (fields[at] == '(')
+        return event_field(event, fields, key);
+    while (at < size && fields[at] == ' ')
+      ++at;
   }
-  return {};
+  return std::nullopt; // no key, and no '(' that could hide one
 }
 
-void append(std::string& key, const void* bytes, std::size_t size) {
-  key.append(static_cast<const char*>(bytes), size);
-}
-
-void append_text(std::string& key, std::string_view text) {
-  const auto size = static_cast<std::uint32_t>(text.size());
-  append(key, &size, sizeof size); // sized, so that no byte of a comm can fake a boundary
-  key.append(text);
+std::optional<std::int64_t> leading_field_number(std::string_view event, std::string_view fields,
+                                                 std::string_view key) {
+  const std::optional<std::string_view> value = leading_field(event, fields, key);
+  return value ? parse_integer(*value) : std::nullopt;
 }
 
 // A row's key, hashed: who (pid, comm; or the "other tasks" of a kind), what
@@ -95,13 +101,17 @@ std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::strin
   return h;
 }
 
-void order_key(std::string& key, bool other, std::string_view kind, std::int64_t order,
-               std::string_view gfp) {
-  key.clear();
-  key.push_back(other ? 1 : 0);
-  append(key, &order, sizeof order);
-  append_text(key, kind);
-  key.append(gfp);
+// An order row's key, hashed: the kind (interned: its address), the order,
+// and the flags' bytes.
+std::uint64_t order_hash(bool other, std::string_view kind, std::int64_t order,
+                         std::string_view gfp) {
+  std::uint64_t h = std::hash<std::string_view>{}(gfp);
+  for (const std::uint64_t word :
+       {static_cast<std::uint64_t>(order) << 1 | (other ? 1u : 0u),
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(kind.data()))}) {
+    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
 }
 
 template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kind) {
@@ -126,66 +136,71 @@ void StallStats::Figures::add(const Figures& other) {
 
 StallStats::StallStats(Limits limits) : limits_(limits) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
-  recent_rows_.fill(SIZE_MAX); // none yet
   recent_names_.fill({});
-  recent_orders_.fill(SIZE_MAX);
 }
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
-  const std::span<const std::string_view> lines = incident.lines;
   lines_.clear();
-  if (lines.empty())
+  if (incident.lines.empty())
     return;
-  events_.clear();
-  for (std::string_view line : lines)
-    events_.push_back(find_report_event(line));
-  const auto add = [&](std::size_t line, Nanos first, Nanos last, Figures figures) {
+  const std::span<const Tracepoint> points = tracepoints_of(incident, parsed_);
+  const auto add = [&](Nanos first, Nanos last, Figures figures) {
     facts.figures.add(figures);
     if (figures.any())
-      lines_.push_back({line, {first, last, figures}});
+      lines_.push_back({first, last, figures});
   };
   // A shrinker pair prints its start and end: the span is the call, and its
   // times are the span's. Within other spans, starts and ends pair by
   // instance, with their own times.
-  const bool shrinker_pair = events_.back().name == "mm_shrink_slab_end";
-  if (shrinker_pair && (events_.size() == 1 || events_.front().name == "mm_shrink_slab_start"))
-    add(0, incident.start, incident.end, {0, incident.end - incident.start});
+  const bool shrinker_pair = points.back().name == "mm_shrink_slab_end";
+  if (shrinker_pair && (points.size() == 1 || points.front().name == "mm_shrink_slab_start"))
+    add(incident.start, incident.end, {0, incident.end - incident.start});
   open_shrinks_.clear();
-  for (std::size_t i = 0; i < events_.size(); ++i) {
-    const std::string_view name = events_[i].name;
-    const std::string_view fields = events_[i].fields;
-    if (name.empty()) {
-      continue;
-    } else if (name == "mm_vmscan_lru_shrink_inactive") {
-      // Its time is read only if it is held: most are a reclaim stall's own.
-      add(i, kUnread, kUnread, {non_negative(event_field_number(name, fields, "nr_scanned")), 0});
-    } else if (name == "mm_shrink_slab_start" || name == "mm_shrink_slab_end") {
-      if (shrinker_pair && (i == 0 || i + 1 == events_.size()))
-        continue; // the span itself, counted above
-      const Nanos ts = parse_line(lines[i]).ts;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string_view name = points[i].name;
+    const std::string_view fields = points[i].fields;
+    const Nanos ts = points[i].ts;
+    const ReportEvent event = report_event(name);
+    switch (event) {
+    case ReportEvent::None:
+      break;
+    case ReportEvent::LruShrinkInactive:
+      add(ts, ts, {non_negative(leading_field_number(name, fields, "nr_scanned")), 0});
+      break;
+    case ReportEvent::ShrinkSlabStart:
+    case ReportEvent::ShrinkSlabEnd: {
+      if (shrinker_pair && (i == 0 || i + 1 == points.size()))
+        break; // the span itself, counted above
       const std::string_view instance = parse_shrinker_id(fields).instance;
-      if (name == "mm_shrink_slab_start") {
+      if (event == ReportEvent::ShrinkSlabStart) {
         open_shrinks_.push_back({instance, ts});
-        continue;
+        break;
       }
       const auto start = std::find_if(open_shrinks_.rbegin(), open_shrinks_.rend(),
                                       [&](const OpenShrink& s) { return s.instance == instance; });
       if (start == open_shrinks_.rend())
-        continue; // its start was printed by another span, or not at all
+        break; // its start was printed by another span, or not at all
       if (start->ts >= 0 && ts >= start->ts)
-        add(i, start->ts, ts, {0, ts - start->ts});
+        add(start->ts, ts, {0, ts - start->ts});
       open_shrinks_.erase(std::next(start).base());
-    } else if (is_reclaim_event(name, "_reclaim_end")) {
+      break;
+    }
+    case ReportEvent::ReclaimEnd:
       facts.reclaim = true;
-      facts.pages_reclaimed += non_negative(event_field_number(name, fields, "nr_reclaimed"));
-    } else { // a reclaim's begin, or try_to_compact_pages: the stall's order and flags
-      facts.reclaim = facts.reclaim || name.ends_with("_reclaim_begin");
+      facts.pages_reclaimed += non_negative(leading_field_number(name, fields, "nr_reclaimed"));
+      break;
+    case ReportEvent::ReclaimBegin:
+    case ReportEvent::TryToCompactPages: // the stall's order and flags
+      facts.reclaim = facts.reclaim || event == ReportEvent::ReclaimBegin;
       if (facts.order)
-        continue;
-      facts.order = event_field_number(name, fields, "order");
+        break;
+      facts.order = leading_field_number(name, fields, "order");
       // try_to_compact_pages prints gfp_mask
-      facts.gfp_flags = event_field(name, fields, "gfp_flags")
-                            .value_or(event_field(name, fields, "gfp_mask").value_or(""));
+      if (const auto flags = leading_field(name, fields, "gfp_flags"))
+        facts.gfp_flags = *flags;
+      else
+        facts.gfp_flags = leading_field(name, fields, "gfp_mask").value_or("");
+      break;
     }
   }
 }
@@ -193,8 +208,8 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
 std::string_view StallStats::intern(std::string_view name) {
   // The binder's names mostly sit at the same addresses from span to span:
   // a slot by address, checked by content.
-  std::string_view& cached =
-      recent_names_[(reinterpret_cast<std::uintptr_t>(name.data()) >> 3) % recent_names_.size()];
+  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(name.data()));
+  std::string_view& cached = recent_names_[(address * 0x9E3779B97F4A7C15ULL) >> 58]; // 64 slots
   if (cached == name && !cached.empty())
     return cached;
   auto found = names_.find(name);
@@ -207,38 +222,60 @@ std::string_view StallStats::intern(std::string_view name) {
 std::size_t StallStats::find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
                                  std::string_view comm, std::string_view kind,
                                  std::string_view span) const {
-  const auto [first, last] = row_index_.equal_range(hash);
-  for (auto it = first; it != last; ++it) {
-    const StallRow& row = rows_[it->second];
-    if (row.pid == pid && row.other == other && row.background == background &&
-        row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm)
-      return it->second;
+  const std::size_t found = row_index_.find(hash, [&](std::size_t index) {
+    const StallRow& row = rows_[index];
+    return row.pid == pid && row.other == other && row.background == background &&
+           row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm;
+  });
+  return found == HashIndex::kNone ? rows_.size() : found;
+}
+
+void StallStats::HashIndex::insert(std::uint64_t hash, std::size_t index) {
+  if ((size_ + 1) * 2 > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    size_ = 0;
+    for (const Slot& slot : old)
+      if (slot.index != kEmpty)
+        insert(slot.hash, slot.index);
   }
-  return rows_.size();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = home(hash);
+  while (slots_[i].index != kEmpty)
+    i = (i + 1) & mask;
+  slots_[i] = Slot{hash, static_cast<std::uint32_t>(index)};
+  ++size_;
+}
+
+void StallStats::HashIndex::erase(std::uint64_t hash, std::size_t index) {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t hole = home(hash);
+  while (slots_[hole].index != index) // it is there: the probe ends at it
+    hole = (hole + 1) & mask;
+  // The entries after the hole in its run move back into it when their
+  // probe starts at or before it.
+  for (std::size_t i = (hole + 1) & mask; slots_[i].index != kEmpty; i = (i + 1) & mask) {
+    const std::size_t start = home(slots_[i].hash);
+    // Whether `start` lies cyclically in (hole, i]: then the entry stays.
+    const bool stays = hole < i ? (start > hole && start <= i) : (start > hole || start <= i);
+    if (!stays) {
+      slots_[hole] = slots_[i];
+      hole = i;
+    }
+  }
+  slots_[hole] = Slot{};
+  --size_;
 }
 
 StallRow& StallStats::row_for(const Incident& incident) {
-  // A task's stalls come in runs: most find their row in the cache, checked
-  // field by field.
-  std::size_t& cached =
-      recent_rows_[(static_cast<std::uint32_t>(incident.pid) * 31 + incident.span.size()) %
-                   recent_rows_.size()];
-  if (cached < rows_.size()) {
-    StallRow& row = rows_[cached];
-    if (row.pid == incident.pid && !row.other && row.background == incident.background &&
-        row.span == incident.span && row.kind == incident.kind && row.comm == incident.comm)
-      return row;
-  }
   const std::string_view kind = intern(incident.kind);
   const std::string_view span = intern(incident.span);
   const std::uint64_t hash =
       row_hash(incident.pid, false, incident.background, incident.comm, kind, span);
   if (const std::size_t found =
           find_row(hash, incident.pid, false, incident.background, incident.comm, kind, span);
-      found < rows_.size()) {
-    cached = found;
+      found < rows_.size())
     return rows_[found];
-  }
   if (task_rows_ >= limits_.task_rows)
     fold_smallest_rows();
   std::size_t slot = rows_.size();
@@ -255,9 +292,8 @@ StallRow& StallStats::row_for(const Incident& incident) {
   row.span = span;
   row.background = incident.background;
   row.other = false;
-  row_index_.emplace(hash, slot);
+  row_index_.insert(hash, slot);
   ++task_rows_;
-  cached = slot;
   return row;
 }
 
@@ -266,36 +302,30 @@ StallRow& StallStats::row_for(const Incident& incident) {
 // new task needs a row and the table is full; folding a batch keeps that
 // rare when thousands of tasks come and go.
 void StallStats::fold_smallest_rows() {
-  std::vector<std::size_t>& tasks = scratch_slots_; // reused: folds come often with many tasks
+  // The rows' sizes side by side, so that the selection reads no row.
+  std::vector<FoldKey>& tasks = scratch_keys_; // reused: folds come often with many tasks
   tasks.clear();
   for (std::size_t i = 0; i < rows_.size(); ++i)
     if (!rows_[i].other && rows_[i].durations.count() > 0)
-      tasks.push_back(i);
+      tasks.push_back({rows_[i].durations.total(), rows_[i].durations.count(), i});
   const std::size_t batch = std::clamp<std::size_t>(limits_.task_rows / 8, 1, tasks.size());
-  const auto smaller = [this](std::size_t a, std::size_t b) {
-    return std::pair(rows_[a].durations.total(), rows_[a].durations.count()) <
-           std::pair(rows_[b].durations.total(), rows_[b].durations.count());
-  };
   std::nth_element(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(batch - 1),
-                   tasks.end(), smaller);
+                   tasks.end(), [](const FoldKey& a, const FoldKey& b) {
+                     return std::pair(a.total, a.count) < std::pair(b.total, b.count);
+                   });
   for (std::size_t n = 0; n < batch; ++n) {
-    const std::size_t slot = tasks[n];
+    const std::size_t slot = tasks[n].row;
     StallRow& folded = rows_[slot];
-    const std::uint64_t hash =
-        row_hash(folded.pid, false, folded.background, folded.comm, folded.kind, folded.span);
-    const auto [first, last] = row_index_.equal_range(hash);
-    for (auto it = first; it != last; ++it)
-      if (it->second == slot) {
-        row_index_.erase(it);
-        break;
-      }
+    row_index_.erase(
+        row_hash(folded.pid, false, folded.background, folded.comm, folded.kind, folded.span),
+        slot);
     const std::uint64_t other_hash =
         row_hash(-1, true, folded.background, {}, folded.kind, folded.span);
     std::size_t other =
         find_row(other_hash, -1, true, folded.background, {}, folded.kind, folded.span);
     if (other == rows_.size()) {
       rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
-      row_index_.emplace(other_hash, other);
+      row_index_.insert(other_hash, other);
     }
     StallRow& into = rows_[other]; // rows_ may have grown: no reference to `folded` below
     into.durations.merge(rows_[slot].durations);
@@ -308,34 +338,27 @@ void StallStats::fold_smallest_rows() {
 
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
                            Nanos duration) {
-  // As for task rows: a verified cache first, by order and flags.
-  std::size_t& cached =
-      recent_orders_[(static_cast<std::size_t>(order) * 31 + gfp.size()) % recent_orders_.size()];
-  if (cached < orders_.size()) {
-    OrderRow& row = orders_[cached];
-    if (!row.other && row.order == order && row.gfp_flags == gfp && row.kind == kind) {
-      ++row.count;
-      row.total += duration;
-      row.max = std::max(row.max, duration);
-      return;
-    }
-  }
-  order_key(key_, false, kind, order, gfp);
-  auto found = order_index_.find(std::string_view(key_));
-  if (found == order_index_.end()) {
+  kind = intern(kind);
+  const std::uint64_t hash = order_hash(false, kind, order, gfp);
+  std::size_t found = order_index_.find(hash, [&](std::size_t index) {
+    const OrderRow& row = orders_[index];
+    return !row.other && row.order == order && row.kind == kind && row.gfp_flags == gfp;
+  });
+  if (found == HashIndex::kNone) {
     const bool full = order_index_.size() >= limits_.order_rows;
-    if (full) { // new combinations go to the kind's folded row
-      order_key(key_, true, kind, 0, {});
-      found = order_index_.find(std::string_view(key_));
-    }
-    if (found == order_index_.end()) {
+    const std::uint64_t folded_hash = order_hash(true, kind, 0, {});
+    if (full) // new combinations go to the kind's folded row
+      found = order_index_.find(folded_hash, [&](std::size_t index) {
+        return orders_[index].other && orders_[index].kind == kind;
+      });
+    if (found == HashIndex::kNone) {
+      found = orders_.size();
       orders_.push_back(OrderRow{std::string(kind), full ? 0 : order,
                                  full ? std::string() : std::string(gfp), full, 0, 0, 0});
-      found = order_index_.emplace(key_, orders_.size() - 1).first;
+      order_index_.insert(full ? folded_hash : hash, found);
     }
   }
-  cached = found->second;
-  OrderRow& row = orders_[found->second];
+  OrderRow& row = orders_[found];
   ++row.count;
   row.total += duration;
   row.max = std::max(row.max, duration);
@@ -503,12 +526,9 @@ void StallStats::incident(const Incident& incident) {
 }
 
 void StallStats::hold_lines(const Incident& incident) {
-  for (LineFigures& line : lines_) {
-    if (line.held.first == kUnread)
-      line.held.first = line.held.last = parse_line(incident.lines[line.line]).ts;
-    if (line.held.first >= 0)
-      hold(incident.pid, line.held);
-  }
+  for (const HeldFigures& line : lines_)
+    if (line.first >= 0)
+      hold(incident.pid, line);
 }
 
 std::vector<const StallRow*> StallStats::rows(bool background) const {

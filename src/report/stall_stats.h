@@ -4,14 +4,15 @@
 // reclaim got for its time, and a log2 latency histogram per kind.
 //
 // Only over-threshold spans feed it, never lines: it costs nothing per line
-// read. Its size is bounded for runs of weeks: at most `task_rows` task
-// rows (when a new task needs room, the eighth of them with the smallest
-// totals is folded into "other tasks" rows of their kinds) and `order_rows`
-// order/gfp rows, sketches and histograms of bounded size, and at most
-// kHeldFigures (4096) held reclaim figures (oldest dropped first) that also
-// age out with the profile's window. It is a Sink so that a FanoutSink can feed
-// it; the report writers (stall_report.h), the status line and the metrics
-// read it.
+// read. It reads an incident's tracepoints as the binder parsed them
+// (Incident::tracepoints), not its lines again. Its size is bounded for runs of
+// weeks: at most `task_rows` task rows (when a new task needs room, the eighth
+// of them with the smallest totals is folded into "other tasks" rows of their
+// kinds) and `order_rows` order/gfp rows, sketches and histograms of bounded
+// size, and at most kHeldFigures (4096) held reclaim figures (oldest dropped
+// first) that also age out with the profile's window. It is a Sink so that a
+// FanoutSink can feed it; the report writers (stall_report.h), the status line
+// and the metrics read it.
 #pragma once
 
 #include "report/latency.h"
@@ -92,12 +93,6 @@ struct WorstStall {
 
 class StallStats : public Sink {
 public:
-  // A line's tracepoint, if the report reads it (views into the line).
-  struct LineEvent {
-    std::string_view name; // empty: not an event the report reads
-    std::string_view fields;
-  };
-
   struct Limits {
     std::size_t task_rows = 1000;
     std::size_t order_rows = 256;
@@ -160,7 +155,8 @@ private:
     std::string_view gfp_flags;
   };
 
-  // Sums the figures into `facts` and lists them line by line in lines_.
+  // Sums the figures of the incident's tracepoints into `facts` and lists
+  // them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
   std::string_view intern(std::string_view name);
@@ -182,24 +178,62 @@ private:
     }
   };
 
+  // Indexes into a vector (rows_, orders_) by a hash of what they hold,
+  // which the caller checks: open addressing, linear probing, never more
+  // than half full, so that a lookup is a hash and mostly one probe however
+  // many tasks come and go; a removal moves the rest of its run back (no
+  // tombstones).
+  class HashIndex {
+  public:
+    static constexpr std::size_t kNone = SIZE_MAX;
+    // The first index of this hash for which matches(index) holds, or kNone.
+    template <class Matches> std::size_t find(std::uint64_t hash, Matches matches) const {
+      if (slots_.empty())
+        return kNone;
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t i = home(hash); slots_[i].index != kEmpty; i = (i + 1) & mask)
+        if (slots_[i].hash == hash && matches(slots_[i].index))
+          return slots_[i].index;
+      return kNone;
+    }
+    void insert(std::uint64_t hash, std::size_t index);
+    void erase(std::uint64_t hash, std::size_t index); // inserted with that hash
+    std::size_t size() const { return size_; }
+
+  private:
+    static constexpr std::uint32_t kEmpty = UINT32_MAX;
+    struct Slot {
+      std::uint64_t hash = 0;
+      std::uint32_t index = kEmpty;
+    };
+    // Where the probe of a hash starts: its high bits, mixed (a row's hash
+    // combines words whose low bits are alike: pids, aligned addresses).
+    std::size_t home(std::uint64_t hash) const {
+      return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (slots_.size() - 1);
+    }
+    std::vector<Slot> slots_; // size a power of two, or 0
+    std::size_t size_ = 0;
+  };
+
   Limits limits_;
   std::vector<StallRow> rows_;
   // Rows by a hash of their key, checked field by field: no key to build or
   // allocate when thousands of tasks come and go.
-  std::unordered_multimap<std::uint64_t, std::size_t> row_index_;
+  HashIndex row_index_;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
-  std::array<std::string_view, 8> recent_names_; // a cache of names_, by address
+  std::array<std::string_view, 64> recent_names_; // a cache of names_, by address
   std::size_t task_rows_ = 0;
-  std::vector<std::size_t> free_rows_;     // slots of folded rows, for new ones
-  std::vector<std::size_t> scratch_slots_; // fold_smallest_rows' list, reused
-  std::vector<Nanos> scratch_ends_;        // sweep_held's list, reused
-  std::string key_;                        // reused to look order rows up
-  // Recently used rows (indexes into rows_), by pid and span: a cache.
-  std::array<std::size_t, 64> recent_rows_;
+  std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
+  struct FoldKey {
+    Nanos total;
+    std::uint64_t count;
+    std::size_t row;
+  };
+  std::vector<FoldKey> scratch_keys_; // fold_smallest_rows' list, reused
+  std::vector<Nanos> scratch_ends_;   // sweep_held's list, reused
   std::vector<OrderRow> orders_;
-  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> order_index_;
-  std::array<std::size_t, 16> recent_orders_; // a cache, as recent_rows_
+  HashIndex order_index_; // as row_index_
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
@@ -220,15 +254,8 @@ private:
     Nanos ts;
   };
   std::vector<OpenShrink> open_shrinks_; // reused from span to span
-  std::vector<LineEvent> events_;        // reused from span to span
-  // read_lines' figures, line by line (the index of an LRU line, whose
-  // time is read when it is held), reused from span to span.
-  struct LineFigures {
-    std::size_t line;
-    HeldFigures held;
-  };
-  static constexpr Nanos kUnread = -2;
-  std::vector<LineFigures> lines_;
+  std::vector<Tracepoint> parsed_;       // an incident's tracepoints if it gave none
+  std::vector<HeldFigures> lines_;       // read_lines' figures, line by line, reused
 };
 
 } // namespace allocwatch

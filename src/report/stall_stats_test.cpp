@@ -1,7 +1,10 @@
 #include "report/stall_stats.h"
 
+#include <algorithm>
 #include <doctest/doctest.h>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace allocwatch;
@@ -397,4 +400,59 @@ TEST_CASE("stall stats: the figures held for thousands of tasks stay bounded, ne
           return_line("try_to_free_pages")});
   REQUIRE(f.stats.reclaim().size() == 1);
   CHECK(f.stats.reclaim()[0].pages_scanned == 2);
+}
+
+TEST_CASE("stall stats: thousands of tasks coming back find their rows through every fold") {
+  Feed f(StallStats::Limits{.task_rows = 64});
+  // Each task stalls three times, far apart: by then most rows were folded
+  // (a task whose row was folded gets a new one). The same pid under two
+  // comms and two kinds are four rows.
+  std::uint64_t stalls = 0;
+  Nanos total = 0;
+  for (int round = 0; round < 3; ++round)
+    for (int pid = 1; pid <= 3000; ++pid) {
+      const Nanos duration = (pid % 7 + 1) * us;
+      f.span(pid % 2 ? "a" : "b", pid % 3 ? "allocation" : "direct reclaim", pid,
+             round == 2 && pid % 5 == 0 ? "exec'd" : "t", 0, duration);
+      ++stalls;
+      total += duration;
+    }
+  const auto rows = f.stats.rows(false);
+  std::set<std::tuple<std::int32_t, std::string, std::string_view, std::string_view>> seen;
+  std::uint64_t count = 0;
+  Nanos sum = 0;
+  std::size_t task_rows = 0;
+  for (const StallRow* row : rows) {
+    count += row->durations.count();
+    sum += row->durations.total();
+    if (row->other)
+      continue;
+    ++task_rows;
+    CHECK(seen.insert({row->pid, row->comm, row->kind, row->span}).second); // one row per key
+  }
+  CHECK(task_rows <= 64);
+  CHECK(count == stalls);
+  CHECK(sum == total);
+  // Every row made was kept or folded: a row is made only for a new key.
+  CHECK(f.stats.folded_rows() > 0);
+  CHECK(f.stats.folded_rows() + task_rows <= stalls);
+}
+
+TEST_CASE("stall stats: a field is read as event_field() reads it, whatever the layout") {
+  for (const std::string fields :
+       {"nid=0 nr_scanned=32 nr_reclaimed=1", "nr_scanned=7", "  nr_scanned=8,  x=1",
+        "xnr_scanned=1 nr_scanned=9", "nr_scanned_total=4 nr_scanned=5",
+        "range=(0x1 nr_scanned=77) nr_scanned=6", "nid=0 nr_scanned=(12)", "nid=0", "nr_scanned= 3",
+        "nr_scanned=-4", "nid=0 nr_scanned=99999999999999999999"}) {
+    CAPTURE(fields);
+    Feed f;
+    f.span("try_to_free_pages", "direct reclaim", 1, "a", 0, 2 * ms,
+           {event(1, 0, "mm_vmscan_direct_reclaim_begin", "order=0 gfp_flags=GFP_KERNEL"),
+            event(1, 1 * ms, "mm_vmscan_lru_shrink_inactive", fields),
+            return_line("try_to_free_pages")});
+    const auto expected = event_field_number("mm_vmscan_lru_shrink_inactive", fields, "nr_scanned");
+    REQUIRE(f.stats.reclaim().size() == 1);
+    CHECK(f.stats.reclaim()[0].pages_scanned ==
+          (expected && *expected > 0 ? static_cast<std::uint64_t>(*expected) : 0));
+  }
 }

@@ -52,3 +52,39 @@ TEST_CASE("the text sink flushes at the end") {
   CHECK(counting.syncs == 1);
   CHECK(counting.str().empty());
 }
+
+TEST_CASE("the text sink stops at the first failed write and says so") {
+  // Room for 40 bytes: the second line fails.
+  struct SmallBuf : std::streambuf {
+    char data[40];
+    SmallBuf() { setp(data, data + sizeof data); }
+    std::string written() const { return std::string(pbase(), pptr()); }
+  } small;
+  std::ostream out(&small);
+  TextSink sink(out);
+  const std::vector<std::string_view> lines = {"first line, 24 bytes ...",
+                                               "second line, which does not fit"};
+  sink.incident(Incident{"f", "", false, 1, "a", 0, 1, lines});
+  CHECK(out.bad());
+  CHECK(small.written().starts_with("first line, 24 bytes ...\n"));
+  sink.passthrough("CPU:0 [LOST 1 EVENTS]", 0);
+  CHECK(small.written().find("LOST") == std::string::npos);
+}
+
+TEST_CASE("the text sink flushes after each write when the stream asks (unitbuf)") {
+  struct CountingBuf : std::stringbuf {
+    int syncs = 0;
+    int sync() override {
+      ++syncs;
+      return std::stringbuf::sync();
+    }
+  } counting;
+  std::ostream out(&counting);
+  out << std::unitbuf;
+  TextSink sink(out);
+  const std::vector<std::string_view> lines = {"a", "b"};
+  sink.incident(Incident{"f", "", false, 1, "a", 0, 1, lines});
+  sink.passthrough("c", 0);
+  CHECK(counting.str() == "a\nb\nc\n");
+  CHECK(counting.syncs == 2);
+}

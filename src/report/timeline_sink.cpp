@@ -1,7 +1,6 @@
 #include "report/timeline_sink.h"
 
 #include "report/json_text.h"
-#include "trace/parser.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -107,26 +106,29 @@ TimelineSink::Placement TimelineSink::place(const Incident& incident, Nanos star
 // The shrinker calls among the span's lines: start and end lines of one
 // shrinker instance. A last end line whose start another span printed is
 // the span itself (a shrink_slab pair), as is a pair of first and last line.
-void TimelineSink::read_shrink_calls(const Incident& incident) {
+void TimelineSink::read_shrink_calls(std::span<const Tracepoint> tracepoints,
+                                     const Incident& incident) {
   shrink_calls_.clear();
-  for (std::size_t i = 0; i < incident.lines.size(); ++i) {
-    const std::string_view line = incident.lines[i];
-    const Record record = parse_line(line);
-    if (record.kind != LineKind::Event || record.ts < 0)
+  for (std::size_t i = 0; i < tracepoints.size(); ++i) {
+    const Tracepoint& tracepoint = tracepoints[i];
+    if (tracepoint.name.empty() || tracepoint.ts < 0)
       continue;
-    if (record.name == "mm_shrink_slab_start") {
-      const ShrinkerId id = parse_shrinker_id(record.fields);
-      shrink_calls_.push_back({line, {}, record.ts, -1, id.symbol, id.instance});
-    } else if (record.name == "mm_shrink_slab_end") {
-      const ShrinkerId id = parse_shrinker_id(record.fields);
+    if (tracepoint.name == "mm_shrink_slab_start") {
+      const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
+      shrink_calls_.push_back(
+          {i, kNoLine, tracepoint, {}, tracepoint.ts, -1, id.symbol, id.instance});
+    } else if (tracepoint.name == "mm_shrink_slab_end") {
+      const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
       const auto start =
           std::find_if(shrink_calls_.rbegin(), shrink_calls_.rend(),
                        [&](const ShrinkCall& c) { return c.end < 0 && c.instance == id.instance; });
       if (start != shrink_calls_.rend()) {
-        start->end_line = line;
-        start->end = record.ts;
-      } else if (i + 1 == incident.lines.size()) {
-        shrink_calls_.push_back({{}, line, incident.start, record.ts, id.symbol, id.instance});
+        start->end_line = i;
+        start->end_tracepoint = tracepoint;
+        start->end = tracepoint.ts;
+      } else if (i + 1 == tracepoints.size()) {
+        shrink_calls_.push_back(
+            {kNoLine, i, {}, tracepoint, incident.start, tracepoint.ts, id.symbol, id.instance});
       }
     }
   }
@@ -135,7 +137,7 @@ void TimelineSink::read_shrink_calls(const Incident& incident) {
 
 void TimelineSink::write_event(std::string_view name, std::string_view category, std::int32_t pid,
                                std::int32_t tid, Nanos start, Nanos end, std::string_view kind,
-                               Nanos duration, std::span<const std::string_view> tracepoints) {
+                               Nanos duration, std::span<const Tracepoint> tracepoints) {
   begin_event();
   out_ << "{\"name\":";
   write_json_string(out_, name);
@@ -167,12 +169,13 @@ void TimelineSink::incident(const Incident& incident) {
       task = empty ? placed_.erase(task) : std::next(task);
     }
   }
-  read_shrink_calls(incident);
+  const std::span<const Tracepoint> tracepoints = tracepoints_of(incident, parsed_);
+  read_shrink_calls(tracepoints, incident);
   const ShrinkCall* own = nullptr; // the span is this shrinker call
   Nanos start = incident.start;
   for (const ShrinkCall& call : shrink_calls_) {
-    if (call.end_line.data() == incident.lines.back().data() &&
-        (call.start_line.empty() || call.start_line.data() == incident.lines.front().data()))
+    if (call.end_line + 1 == tracepoints.size() &&
+        (call.start_line == kNoLine || call.start_line == 0))
       own = &call;
     else
       start = std::min(start, call.start);
@@ -185,11 +188,11 @@ void TimelineSink::incident(const Incident& incident) {
     name_ += ": " + std::string(own->symbol);
   write_event(name_, incident.kind.empty() ? "inner call" : incident.kind, incident.pid,
               placement.tid, start, incident.end, incident.kind, incident.end - incident.start,
-              incident.lines);
+              tracepoints);
   for (const ShrinkCall& call : shrink_calls_) {
     if (&call == own)
       continue;
-    const std::string_view lines[] = {call.start_line, call.end_line};
+    const Tracepoint lines[] = {call.start_tracepoint, call.end_tracepoint};
     name_ = "shrink_slab: " + std::string(call.symbol);
     write_event(name_, "shrinker call", incident.pid, placement.tid, std::max(call.start, start),
                 call.end, {}, call.end - call.start, lines);

@@ -65,13 +65,16 @@ private:
     Nanos end;
   };
   struct ShrinkCall {
-    std::string_view start_line; // empty: another span printed it
-    std::string_view end_line;
+    std::size_t start_line; // the incident's line; kNoLine: another span printed it
+    std::size_t end_line;
+    Tracepoint start_tracepoint; // none when it has no start line
+    Tracepoint end_tracepoint;
     Nanos start;
     Nanos end; // -1 until its end line is read
     std::string_view symbol;
     std::string_view instance;
   };
+  static constexpr std::size_t kNoLine = SIZE_MAX;
 
   // Where a span goes: its track, and its start as shown.
   struct Placement {
@@ -82,10 +85,10 @@ private:
   void begin_event();
   void name_track(std::int32_t pid, std::int32_t tid, std::size_t lane, std::string_view comm);
   Placement place(const Incident& incident, Nanos start);
-  void read_shrink_calls(const Incident& incident);
+  void read_shrink_calls(std::span<const Tracepoint> tracepoints, const Incident& incident);
   void write_event(std::string_view name, std::string_view category, std::int32_t pid,
                    std::int32_t tid, Nanos start, Nanos end, std::string_view kind, Nanos duration,
-                   std::span<const std::string_view> tracepoints);
+                   std::span<const Tracepoint> tracepoints);
 
   std::ostream& out_;
   Nanos window_;
@@ -101,6 +104,7 @@ private:
   std::unordered_map<std::int32_t, std::vector<std::vector<Placed>>> placed_;
   std::vector<EventField> fields_;
   std::vector<ShrinkCall> shrink_calls_;
+  std::vector<Tracepoint> parsed_; // an incident's tracepoints if it gave none
   std::string name_;
 };
 
