@@ -96,7 +96,7 @@ echo "$shapes" | while read -r name format seed window options; do
   small_trace=$(trace_of "$name" "$small" "$seed")
   prof=$dir/profile-$name.yaml
   cat "$trace" >/dev/null # warm the page cache: measure allocwatch, not the disk
-  bytes=$(stat -c %s "$trace")
+  bytes=$(stat -L -c %s "$trace")
   lines=$(wc -l <"$trace")
   wc_ns=$(best_of_3 wc -l "$trace")
   for t in $thresholds; do
