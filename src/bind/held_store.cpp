@@ -1,5 +1,7 @@
 #include "bind/held_store.h"
 
+#include "trace/record.h"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -214,6 +216,10 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
   }
   // As addresses: `fields` may be an empty view of nothing. Kept in 16 bits
   // each, unchecked here (every held line pays for this): fields() clamps.
+  // Non-empty fields start after an event name, so both fit while a line
+  // the parser accepts is at most 64 KiB.
+  static_assert(kMaxLineBytes <= std::size_t{UINT16_MAX} + 1,
+                "a held line's fields_at and fields_size are 16-bit");
   const auto fields_at =
       static_cast<std::uint16_t>(reinterpret_cast<std::uintptr_t>(fields.data()) -
                                  reinterpret_cast<std::uintptr_t>(line.data()));
