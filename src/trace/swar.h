@@ -1,7 +1,9 @@
 // SWAR ("SIMD within a register"): eight bytes of a trace line tested or
 // converted at once in a 64-bit word, for the parser's hot paths. Every
-// helper here is exact per byte: no carry or borrow crosses from one byte
-// into another, so a byte's answer never depends on its neighbours.
+// helper here is exact per byte (no carry or borrow crosses from one byte
+// into another, so a byte's answer never depends on its neighbours), except
+// first_zero_byte(), exact only for the first zero byte, and all_digits(),
+// one answer for the whole field.
 #pragma once
 
 #include <bit>
