@@ -9,7 +9,9 @@
 
 // The parser walks [p, end) with raw pointers: every helper takes the end and
 // never returns a position past it, so no input can make it read outside the
-// line. Helpers return nullptr when the text does not match.
+// line; the fixed-layout helpers (short_number, micro_fraction) take no end,
+// and their callers check the line's length once before they read. Helpers
+// return nullptr when the text does not match.
 namespace allocwatch {
 namespace {
 
