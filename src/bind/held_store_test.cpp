@@ -264,3 +264,20 @@ TEST_CASE("the store against a model: random pushes, removals anywhere, drops, g
     CHECK(store.extent() == store.capacity());
   }
 }
+
+TEST_CASE("a line of the parser's largest size keeps its fields exactly, at its very end too") {
+  // kMaxLineBytes (64 KiB) is the most the 16-bit place of the fields must
+  // hold: fields starting near the end, or filling all but the name.
+  HeldStore store(1 << 20);
+  HeldList list;
+  const std::string head = "  dd-170 [001] ..... 1.000000: mm_x: ";
+  std::string line = head + std::string(65536 - head.size() - 9, 'f') + " order=1";
+  REQUIRE(line.size() == 65535);
+  line += "9";
+  const std::string_view view(line);
+  store.push(list, 1, 1, 0, view, view.substr(view.size() - 9)); // " order=19", at 65527
+  store.push(list, 2, 2, 0, view, view.substr(head.size()));     // all but the head
+  CHECK(store.fields(list.oldest) == " order=19");
+  CHECK(store.fields(list.newest) == view.substr(head.size()));
+  CHECK(store.fields(list.newest).size() == 65536 - head.size());
+}
