@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace allocwatch {
@@ -31,6 +32,19 @@ struct OpenEntry {
 // copy into it, where std::string's goes through its general replace.
 class LineCopy {
 public:
+  LineCopy() = default;
+  // A moved-from copy is empty with no buffer, so that assign() grows one
+  // (the implicit move would leave its capacity without the buffer).
+  LineCopy(LineCopy&& other) noexcept
+      : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  LineCopy& operator=(LineCopy&& other) noexcept {
+    data_ = std::move(other.data_);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    return *this;
+  }
+
   void assign(std::string_view line) {
     if (line.size() > capacity_)
       grow(line.size());

@@ -93,6 +93,22 @@ TEST_CASE("a begin's line copy keeps its buffer for the next, longer or shorter"
   CHECK(task.heap_bytes() >= 1000); // counted where the task's memory is
 }
 
+TEST_CASE("a line copy moved from is empty and takes a new line") {
+  LineCopy from;
+  from.assign("mm_shrink_slab_start: first");
+  LineCopy to(std::move(from));
+  CHECK(std::string_view(to) == "mm_shrink_slab_start: first");
+  CHECK(from.capacity() == 0);
+  CHECK(std::string_view(from).empty());
+  from.assign("a line after the move");
+  CHECK(std::string_view(from) == "a line after the move");
+  LineCopy other;
+  other = std::move(to);
+  CHECK(std::string_view(other) == "mm_shrink_slab_start: first");
+  to.assign("again");
+  CHECK(std::string_view(to) == "again");
+}
+
 TEST_CASE("a begin with a shrinker key takes its instance from the key") {
   ShrinkerKeys keys;
   ShrinkerKey* key = keys.find("super_cache_scan+0x0/0x210 00000000ce7941b5: nid: 0");
