@@ -38,14 +38,21 @@ TEST_CASE("the text sink ends with the shrinker totals") {
                      "super_cache_scan : total time = 8.455000 ms, max latency = 8.455000 ms\n");
 }
 
+namespace {
+
+// A stream buffer that counts the flushes asked of it.
+struct CountingBuf : std::stringbuf {
+  int syncs = 0;
+  int sync() override {
+    ++syncs;
+    return std::stringbuf::sync();
+  }
+};
+
+} // namespace
+
 TEST_CASE("the text sink flushes at the end") {
-  struct CountingBuf : std::stringbuf {
-    int syncs = 0;
-    int sync() override {
-      ++syncs;
-      return std::stringbuf::sync();
-    }
-  } counting;
+  CountingBuf counting;
   std::ostream out(&counting);
   TextSink sink(out);
   sink.finish(ShrinkerStats{});
@@ -72,13 +79,7 @@ TEST_CASE("the text sink stops at the first failed write and says so") {
 }
 
 TEST_CASE("the text sink flushes after each write when the stream asks (unitbuf)") {
-  struct CountingBuf : std::stringbuf {
-    int syncs = 0;
-    int sync() override {
-      ++syncs;
-      return std::stringbuf::sync();
-    }
-  } counting;
+  CountingBuf counting;
   std::ostream out(&counting);
   out << std::unitbuf;
   TextSink sink(out);
