@@ -5,28 +5,20 @@
 // finalisers and a call to memcmp per line.
 #pragma once
 
+#include "trace/swar.h"
 #include "util/flat_map.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 
 namespace allocwatch {
-
-namespace event_name_detail {
-inline std::uint64_t load8(const char* p) {
-  std::uint64_t word;
-  std::memcpy(&word, p, sizeof word);
-  return word;
-}
-} // namespace event_name_detail
 
 struct EventName {
   std::string_view text;
 
   friend bool operator==(EventName a, EventName b) {
-    using event_name_detail::load8;
+    using swar::load8;
     const std::size_t n = a.text.size();
     if (n != b.text.size())
       return false;
@@ -47,7 +39,7 @@ struct EventName {
 
 struct EventNameHash {
   std::size_t operator()(EventName name) const {
-    using event_name_detail::load8;
+    using swar::load8;
     const std::string_view text = name.text;
     const std::size_t n = text.size();
     std::uint64_t word = n;
