@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <tuple>
 
 namespace allocwatch {
@@ -86,32 +87,33 @@ std::optional<std::int64_t> leading_field_number(std::string_view event, std::st
   return value ? parse_integer(*value) : std::nullopt;
 }
 
+// `text`'s hash with `words` mixed in (boost's hash_combine, 64-bit).
+std::uint64_t hash_with(std::string_view text, std::initializer_list<std::uint64_t> words) {
+  std::uint64_t h = std::hash<std::string_view>{}(text);
+  for (const std::uint64_t word : words)
+    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+std::uint64_t address_of(std::string_view interned) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(interned.data()));
+}
+
 // A row's key, hashed: who (pid, comm; or the "other tasks" of a kind), what
 // (interned names: their addresses tell them apart).
 std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::string_view comm,
                        std::string_view kind, std::string_view span) {
-  std::uint64_t h = std::hash<std::string_view>{}(comm);
-  for (const std::uint64_t word :
-       {static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 2 | (other ? 2u : 0u) |
-            (background ? 1u : 0u),
-        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(kind.data())),
-        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(span.data()))}) {
-    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-  }
-  return h;
+  return hash_with(comm, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 2 |
+                              (other ? 2u : 0u) | (background ? 1u : 0u),
+                          address_of(kind), address_of(span)});
 }
 
 // An order row's key, hashed: the kind (interned: its address), the order,
 // and the flags' bytes.
 std::uint64_t order_hash(bool other, std::string_view kind, std::int64_t order,
                          std::string_view gfp) {
-  std::uint64_t h = std::hash<std::string_view>{}(gfp);
-  for (const std::uint64_t word :
-       {static_cast<std::uint64_t>(order) << 1 | (other ? 1u : 0u),
-        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(kind.data()))}) {
-    h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-  }
-  return h;
+  return hash_with(gfp,
+                   {static_cast<std::uint64_t>(order) << 1 | (other ? 1u : 0u), address_of(kind)});
 }
 
 template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kind) {
