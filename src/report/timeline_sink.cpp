@@ -115,8 +115,7 @@ void TimelineSink::read_shrink_calls(std::span<const Tracepoint> tracepoints,
       continue;
     if (tracepoint.name == "mm_shrink_slab_start") {
       const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
-      shrink_calls_.push_back(
-          {i, kNoLine, tracepoint, {}, tracepoint.ts, -1, id.symbol, id.instance});
+      shrink_calls_.push_back({i, kNoLine, tracepoint.ts, -1, id.symbol, id.instance});
     } else if (tracepoint.name == "mm_shrink_slab_end") {
       const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
       const auto start =
@@ -124,11 +123,10 @@ void TimelineSink::read_shrink_calls(std::span<const Tracepoint> tracepoints,
                        [&](const ShrinkCall& c) { return c.end < 0 && c.instance == id.instance; });
       if (start != shrink_calls_.rend()) {
         start->end_line = i;
-        start->end_tracepoint = tracepoint;
         start->end = tracepoint.ts;
       } else if (i + 1 == tracepoints.size()) {
         shrink_calls_.push_back(
-            {kNoLine, i, {}, tracepoint, incident.start, tracepoint.ts, id.symbol, id.instance});
+            {kNoLine, i, incident.start, tracepoint.ts, id.symbol, id.instance});
       }
     }
   }
@@ -192,7 +190,10 @@ void TimelineSink::incident(const Incident& incident) {
   for (const ShrinkCall& call : shrink_calls_) {
     if (&call == own)
       continue;
-    const Tracepoint lines[] = {call.start_tracepoint, call.end_tracepoint};
+    // Its start line, if this span printed it, and its end line.
+    const Tracepoint lines[] = {call.start_line == kNoLine ? Tracepoint{}
+                                                           : tracepoints[call.start_line],
+                                tracepoints[call.end_line]};
     name_ = "shrink_slab: " + std::string(call.symbol);
     write_event(name_, "shrinker call", incident.pid, placement.tid, std::max(call.start, start),
                 call.end, {}, call.end - call.start, lines);

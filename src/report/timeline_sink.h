@@ -67,8 +67,6 @@ private:
   struct ShrinkCall {
     std::size_t start_line; // the incident's line; kNoLine: another span printed it
     std::size_t end_line;
-    Tracepoint start_tracepoint; // none when it has no start line
-    Tracepoint end_tracepoint;
     Nanos start;
     Nanos end; // -1 until its end line is read
     std::string_view symbol;
