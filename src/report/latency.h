@@ -15,9 +15,13 @@ namespace allocwatch {
 // Count, total, min and max of durations, exact, and percentiles from a
 // log-linear histogram: below 32 ns one bucket per nanosecond, above it 32
 // buckets per power of two, so a bucket is at most 1/32 of its lower end
-// wide. The buckets in use are kept as a short sorted list while there are
-// at most 16 of them (most tasks' rows: 128 bytes), then as counters over
-// the range in use (at most 1888 of 4 bytes). A counter stops at 2^32 - 1.
+// wide. The buckets in use are kept as a sorted list while there are at
+// most 64 of them (512 bytes), then as counters over the range in use (at
+// most 1888 of 4 bytes). A task's stalls from 100 us to 10 ms span about
+// 210 buckets, and a long run fills more of them: as counters, a thousand
+// such rows grew the report by most of a megabyte between a 100 MB and a
+// 1 GB trace, where the list holds most rows' buckets in less. A counter
+// stops at 2^32 - 1.
 class LatencySketch {
 public:
   static constexpr int kSubBucketBits = 5;
@@ -45,7 +49,7 @@ public:
   static Nanos bucket_last(std::uint16_t index); // the largest duration in the bucket
 
 private:
-  static constexpr std::size_t kSparseBuckets = 16;
+  static constexpr std::size_t kSparseBuckets = 64;
 
   void add_to_bucket(std::uint16_t index, std::uint32_t count);
   void add_dense(std::uint16_t index, std::uint32_t count);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <doctest/doctest.h>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -117,6 +118,39 @@ TEST_CASE("latency sketch: merging is the same as adding to one") {
   LatencySketch empty;
   empty.merge(both);
   CHECK(empty.min() == both.min());
+}
+
+TEST_CASE("latency sketch: the same buckets as a list and as counters, and merged across") {
+  // 64 buckets in use fit the list; one more turns it into counters.
+  for (int distinct : {1, 63, 64, 65, 200}) {
+    CAPTURE(distinct);
+    LatencySketch all, odd, even;
+    std::map<std::uint16_t, std::uint64_t> expected;
+    for (int i = 0; i < distinct; ++i)
+      for (int times = 0; times <= i % 3; ++times) {
+        // The last duration of every other bucket from 1 us on: each one new.
+        const Nanos d = LatencySketch::bucket_last(static_cast<std::uint16_t>(160 + 2 * i));
+        all.add(d);
+        (i % 2 ? odd : even).add(d);
+        ++expected[LatencySketch::bucket_of(d)];
+      }
+    CHECK(all.buckets().size() == static_cast<std::size_t>(distinct));
+    CHECK(all.buckets() ==
+          std::vector<std::pair<std::uint16_t, std::uint64_t>>(expected.begin(), expected.end()));
+    LatencySketch merged = odd;
+    merged.merge(even);
+    CHECK(merged.buckets() == all.buckets());
+    // A short list into counters, and counters into a short list.
+    LatencySketch few;
+    few.add(5);
+    few.add(1'000'000'000);
+    LatencySketch few_then_all = few;
+    few_then_all.merge(all);
+    LatencySketch all_then_few = all;
+    all_then_few.merge(few);
+    CHECK(few_then_all.count() == all.count() + 2);
+    CHECK(few_then_all.buckets() == all_then_few.buckets());
+  }
 }
 
 TEST_CASE("latency sketch: bounded, whatever it is fed") {
