@@ -10,9 +10,10 @@
 
 // The parser walks [p, end) with raw pointers: every helper takes the end and
 // never returns a position past it, so no input can make it read outside the
-// line; the fixed-layout helpers (short_number, micro_fraction) take no end,
-// and their callers check the line's length once before they read. Helpers
-// return nullptr when the text does not match.
+// line; the fixed-layout helpers (short_number, seconds_number,
+// micro_fraction) take no end, and their callers check the line's length
+// once before they read. Helpers return nullptr when the text does not
+// match.
 namespace allocwatch {
 namespace {
 
@@ -241,7 +242,8 @@ struct PidDigits {
 // runs without them, so that tests and the fuzzer can compare the two.
 // Numbers are read a digit at a time: a column's number has a few digits,
 // and a loop over them costs fewer instructions than setting up a
-// word-at-a-time conversion.
+// word-at-a-time conversion; but seconds of three digits or more, which
+// seconds_number() converts as a word.
 
 // 1..max_digits digits at p, value to `value`; returns the byte after them
 // (no digit, or the max_digits + 1st digit, which the caller's check of the
