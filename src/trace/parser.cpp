@@ -2,7 +2,6 @@
 
 #include "trace/swar.h"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -264,21 +263,16 @@ struct PidDigits {
   return p;
 }
 
-// short_number(p, 7, value) for the seconds column: a word at a time when
-// they have more than two digits (an uptime of 12 days has 7, and the loop
-// takes a step each), the loop for fewer, where it costs less. The caller
-// makes sure 8 bytes are in the line.
+// short_number(p, 7, value) for the seconds column: read_number()'s word at
+// a time when they have more than two digits (an uptime of 12 days has 7,
+// and the loop takes a step each), the loop for fewer, where it costs less.
+// Both refuse an eighth digit, read_number() at once, short_number() by
+// leaving it for the caller's check. The caller makes sure 8 bytes are in
+// the line.
 [[gnu::always_inline]] inline const char* seconds_number(const char* p, std::uint64_t& value) {
   if (!is_digit(p[1]) || !is_digit(p[2]))
     return short_number(p, 7, value);
-  const std::uint64_t word = swar::load8(p);
-  const std::uint64_t stops = swar::nondigit_bytes(word);
-  // An eighth digit stays for the caller's check to refuse, as in short_number.
-  const std::size_t digits = stops == 0 ? 7 : std::min<std::size_t>(swar::first_nonzero(stops), 7);
-  if (digits == 0)
-    return nullptr;
-  value = swar::leading_digits_value(word, digits);
-  return p + digits;
+  return read_number(p, p + 8, 7, value);
 }
 
 // ".%06lu" (the kernel's microseconds) at dot, then `stop`: the ns of the
