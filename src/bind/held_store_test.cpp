@@ -1,7 +1,9 @@
 #include "bind/held_store.h"
 
 #include <doctest/doctest.h>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace allocwatch;
@@ -38,7 +40,30 @@ std::string sized(const std::string& name, std::size_t record) {
   return line;
 }
 
+// This process's resident memory, in bytes (/proc/self/statm).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0;
+  std::size_t resident = 0;
+  statm >> size >> resident;
+  REQUIRE(statm);
+  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
 } // namespace
+
+TEST_CASE("the first extent is resident from the start, the rest of the capacity is not") {
+  constexpr std::size_t kFirst = std::size_t{8} << 20;
+  const std::size_t before = resident_bytes();
+  HeldStore store(std::size_t{64} << 20, kFirst);
+  const std::size_t grew = resident_bytes() - before;
+  CHECK(store.extent() == kFirst);
+  // Two pages may be partial ones, written by hand at the ends.
+  CHECK(grew >= kFirst - 2 * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)));
+#ifndef __SANITIZE_ADDRESS__ // its allocator and shadow take pages of their own
+  CHECK(grew < 2 * kFirst);
+#endif
+}
 
 TEST_CASE("a line's fields are kept as a part of it, wherever the line moves") {
   HeldStore store(4096, 1024);
