@@ -504,12 +504,9 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     const std::string dir = "events/" + e.system + "/" + e.name;
     if (graph) // another user's filter would hide events from us
       file(dir + "/filter", "none", "0");
-    s.push_back({dir + "/enable", "1", false, graph, false,
-                 [where, system = e.system, name = e.name, dir]() -> Status {
-                   if (tracefs_event_enable(where, system.c_str(), name.c_str()) != 0)
-                     return tracefs_error("write", where, dir + "/enable", errno);
-                   return Ok{};
-                 }});
+    // Its own enable file, not tracefs_event_enable(), which takes system
+    // and name as patterns and walks every event directory for each event.
+    file(dir + "/enable", "1", "1");
   }
   s.push_back({"trace", "", true, false, false, [where]() -> Status {
                  if (tracefs_instance_file_clear(where, "trace") != 0)
