@@ -40,7 +40,7 @@ void take_pages(char* at, std::size_t size) {
 
 } // namespace
 
-HeldStore::HeldStore(std::size_t capacity, std::size_t first_extent)
+HeldStore::HeldStore(std::size_t capacity, std::size_t first_extent, std::size_t resident)
     : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity) & ~std::size_t{7}),
       // Not value-initialised: untouched pages stay out of the resident set.
       buf_(new char[capacity_]),
@@ -49,7 +49,7 @@ HeldStore::HeldStore(std::size_t capacity, std::size_t first_extent)
   // allocwatch is watching, where a page fault would itself wait in reclaim
   // (and distort what is measured). It also keeps memory the same from the
   // first line on, however long the run.
-  take_pages(buf_.get(), extent_);
+  take_pages(buf_.get(), std::clamp(resident, extent_, capacity_));
 }
 
 void HeldStore::grow() {

@@ -47,16 +47,21 @@ public:
   static constexpr std::size_t kLineOverhead = 48;
   static constexpr std::size_t kMinCapacity = 1024;
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 30;
-  // The part of the buffer used at first, taken (touched) at once; it
-  // doubles, up to the capacity, only when the lines held need it. 4 MiB
-  // holds what the densest traces of make bench keep at once, so memory
-  // stays the same from start to end, whatever the length of the trace.
-  static constexpr std::size_t kFirstExtent = std::size_t{4} << 20;
+  // The part of the buffer made resident at once. 4 MiB holds what the
+  // densest traces of make bench keep at once, so memory stays the same from
+  // start to end, whatever the length of the trace.
+  static constexpr std::size_t kResident = std::size_t{4} << 20;
+  // The part of it the ring uses at first; it doubles, up to the capacity,
+  // only when the lines held need it. While few lines are held the ring laps
+  // a part that stays in the cache, and pages the process has not written
+  // yet (which a virtual machine may still make fault) are not written.
+  static constexpr std::size_t kFirstExtent = std::size_t{256} << 10;
 
   // `capacity` bytes, clamped to [kMinCapacity, kMaxCapacity]. Only the
-  // first extent is touched; the rest is reserved, and its pages cost nothing
-  // until the store grows into them.
-  explicit HeldStore(std::size_t capacity, std::size_t first_extent = kFirstExtent);
+  // first `resident` bytes are taken now; the rest is reserved, and its
+  // pages cost nothing until the store grows into them.
+  explicit HeldStore(std::size_t capacity, std::size_t first_extent = kFirstExtent,
+                     std::size_t resident = kResident);
   HeldStore(const HeldStore&) = delete;
   HeldStore& operator=(const HeldStore&) = delete;
 
