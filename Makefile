@@ -5,7 +5,7 @@
 #   make test SAN=1   the same under ASan + UBSan (in build-san/)
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
-#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat (root)
+#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat, wc -l (root)
 #   make e2e          graph mode on Debian's stock kernels under qemu
 #                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)
