@@ -77,6 +77,22 @@ bool only_dashes_and_spaces(const char* p, const char* end) {
   return true;
 }
 
+// Whether `line` is the rule the kernel prints above and below a
+// context-switch banner (verif_pid in trace_functions_graph.c: a space and
+// 42 dashes), checked as whole words: with many tasks on many cpus, half the
+// lines of a function_graph trace. The general walk skips it as a line of
+// dashes and spaces, which this is.
+bool is_banner_rule(string_view line) {
+  constexpr std::size_t kRuleBytes = 43;
+  constexpr std::uint64_t kDashes = swar::repeat('-');
+  if (line.size() != kRuleBytes)
+    return false;
+  const char* const p = line.data();
+  return swar::load8(p) == ((kDashes << 8) | ' ') && swar::load8(p + 8) == kDashes &&
+         swar::load8(p + 16) == kDashes && swar::load8(p + 24) == kDashes &&
+         swar::load8(p + 32) == kDashes && swar::load8(p + kRuleBytes - 8) == kDashes;
+}
+
 // The first of a or b in [p, end), or end; eight bytes at a time. Inlined:
 // with a and b known at the call, the byte masks fold to constants.
 [[gnu::always_inline]] inline const char* find_either(const char* p, const char* end, char a,
@@ -718,6 +734,8 @@ bool parse_lost(const char* p, const char* end, Record& r) {
 template <bool kFixed> Record parse_line_with(string_view line) noexcept {
   if (line.size() > kMaxLineBytes)
     return malformed(line);
+  if (kFixed && is_banner_rule(line))
+    return skip(line);
   const char* const end = line.data() + line.size();
   const char* first = skip_spaces(line.data(), end);
   if (first == end)
