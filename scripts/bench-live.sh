@@ -83,9 +83,11 @@ aw_time=$!
 cat_time=$!
 /usr/bin/time -f '%U %S %M' -o "$tmp/wc.time" wc -l "$wc_inst/trace_pipe" >"$tmp/wc.out" &
 wc_time=$!
-# allocwatch is ready once its instance is tracing.
+# allocwatch is ready once its own instance (allocwatch-PID; the readers'
+# instances are allocwatch-test-*) is tracing.
 for _ in $(seq 100); do
-  grep -qs 1 "$T"/instances/allocwatch-*/tracing_on && break
+  aw_pid=$(pgrep -P "$aw_time")
+  [ -n "$aw_pid" ] && grep -qs 1 "$T/instances/allocwatch-$aw_pid/tracing_on" && break
   sleep 0.1
 done
 sleep 0.5
