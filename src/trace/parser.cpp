@@ -79,9 +79,9 @@ bool only_dashes_and_spaces(const char* p, const char* end) {
 
 // Whether `line` is the rule the kernel prints above and below a
 // context-switch banner (verif_pid in trace_functions_graph.c: a space and
-// 42 dashes), checked as whole words: with many tasks on many cpus, half the
-// lines of a function_graph trace. The general walk skips it as a line of
-// dashes and spaces, which this is.
+// 42 dashes), checked as whole words: with many tasks on many cpus, a third
+// of the lines of a function_graph trace. The general walk skips it as a
+// line of dashes and spaces, which this is.
 bool is_banner_rule(string_view line) {
   constexpr std::size_t kRuleBytes = 43;
   constexpr std::uint64_t kDashes = swar::repeat('-');
