@@ -140,4 +140,5 @@ echo
 echo "user s is the kernel's split of each one's CPU time, sampled at its tick unless it"
 echo "accounts exactly: cat's and wc -l's own, for near nothing done in user mode, show how"
 echo "much a reader gets for its reads alone on this machine. allocwatch's figures include"
-echo "its start and restore (some 35 ms of CPU in all)."
+echo "its start and restore (some 35 ms of CPU in all). cat and wc -l wake at every event;"
+echo "allocwatch, woken, lets the kernel gather lines for 50 ms, then reads them all."

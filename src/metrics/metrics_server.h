@@ -1,7 +1,7 @@
 // MetricsServer: the --listen endpoint. It lives in a root process that
 // traces, so it is small and bounded:
 // - no thread of its own: serve() is called from the live loop (at least
-//   every 200 ms, more often while lines flow) and never waits; a scrape is
+//   every 250 ms, more often while lines flow) and never waits; a scrape is
 //   answered within a few of those calls;
 // - one client at a time: while one is served, the next waits in the
 //   listen backlog;

@@ -1,7 +1,7 @@
 // MetricsPublisher: where the metrics go, and when. --metrics-file is
 // rewritten whole every interval (and once more at the end); --listen's
 // clients are served as they come. Both are driven by tick(), which the
-// live loop calls between reads (at least every 200 ms): no thread, no
+// live loop calls between reads (at least every 250 ms): no thread, no
 // waiting.
 //
 // Write errors of the metrics file: at start they are fatal (a mistake in

@@ -7,27 +7,32 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace allocwatch {
 
 namespace {
-// trace_pipe hands out at most a page per read(2); a caller's large buffer
-// is filled with several.
+// trace_pipe hands out at most a page per read(2) (two on recent kernels);
+// a caller's large buffer is filled with several.
 constexpr std::size_t kKernelReadLimit = 4096;
 } // namespace
 
 Result<std::unique_ptr<PipeSource>> PipeSource::open(tracefs_instance* instance,
-                                                     std::function<bool()> should_stop) {
+                                                     std::function<bool()> should_stop,
+                                                     std::chrono::milliseconds batch_delay) {
   const int fd =
       tracefs_instance_file_open(instance, "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return tracefs_error("open", instance, "trace_pipe", errno);
-  return std::unique_ptr<PipeSource>(new PipeSource(instance, fd, std::move(should_stop)));
+  return std::unique_ptr<PipeSource>(
+      new PipeSource(instance, fd, std::move(should_stop), batch_delay));
 }
 
-PipeSource::PipeSource(tracefs_instance* instance, int fd, std::function<bool()> should_stop)
-    : instance_(instance), fd_(fd), should_stop_(std::move(should_stop)) {}
+PipeSource::PipeSource(tracefs_instance* instance, int fd, std::function<bool()> should_stop,
+                       std::chrono::milliseconds batch_delay)
+    : instance_(instance), fd_(fd), should_stop_(std::move(should_stop)),
+      batch_delay_(batch_delay) {}
 
 PipeSource::~PipeSource() {
   close();
@@ -82,10 +87,14 @@ std::size_t PipeSource::read(char* buf, std::size_t n) {
       return 0;
     }
     pollfd pfd{fd_, POLLIN, 0};
-    // trace_pipe wakes pollers only once buffer_percent of the buffer is
-    // full, so the timeout, not the wake-up, paces a quiet trace.
-    if (::poll(&pfd, 1, static_cast<int>(kPollInterval.count())) < 0 && errno != EINTR)
+    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollInterval.count()));
+    if (ready < 0 && errno != EINTR)
       throw FatalError(std::string("cannot wait on trace_pipe: ") + std::strerror(errno));
+    if (ready > 0 && (pfd.revents & POLLIN) != 0) {
+      const timespec delay{static_cast<time_t>(batch_delay_.count() / 1000),
+                           static_cast<long>(batch_delay_.count() % 1000 * 1'000'000)};
+      ::nanosleep(&delay, nullptr); // a signal (a stop) cuts it short
+    }
   }
 }
 

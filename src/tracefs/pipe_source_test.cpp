@@ -87,6 +87,33 @@ TEST_CASE("pipe: a stop asked while the pipe is quiet ends the read") {
   CHECK(f.fake.read("tracing_on").front() == '0');
 }
 
+// The reader waits on a silent pipe; the first line wakes it, and the second
+// comes 50 ms later. What one read() returns shows whether the reader gave
+// the kernel time to gather more after the wake-up.
+std::string first_read_after_wake_up(std::chrono::milliseconds batch_delay) {
+  PipeFixture f;
+  Result<std::unique_ptr<PipeSource>> pipe = PipeSource::open(
+      f.top.get(), [] { return false; }, batch_delay);
+  REQUIRE(pipe.ok());
+  f.open_writer();
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the reader is in poll
+    f.say("first line\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    f.say("second line\n");
+  });
+  char buf[4096];
+  const std::size_t n = (*pipe)->read(buf, sizeof buf);
+  writer.join();
+  return std::string(buf, n);
+}
+
+TEST_CASE("pipe: after a wake-up, what comes within the batch delay is read at once") {
+  CHECK(first_read_after_wake_up(std::chrono::milliseconds(500)) == "first line\nsecond line\n");
+  // Without the delay, the wake-up at the first line reads it alone.
+  CHECK(first_read_after_wake_up(std::chrono::milliseconds(0)) == "first line\n");
+}
+
 TEST_CASE("pipe: close() ends the input") {
   PipeFixture f;
   Result<std::unique_ptr<PipeSource>> pipe = PipeSource::open(f.top.get(), [] { return false; });

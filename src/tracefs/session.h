@@ -87,7 +87,7 @@ public:
 
   // The traced buffer's trace_pipe, owned by the Session and valid until it is
   // destroyed; restore() closes it (it then reads as ended). should_stop is
-  // asked at every read and wake-up (at least every 200 ms); once it says
+  // asked at every read and wake-up (at least every 250 ms); once it says
   // true, the pipe switches tracing off, drains and ends.
   Result<ByteSource*> open_pipe(std::function<bool()> should_stop);
 
