@@ -135,7 +135,7 @@ private:
   std::unordered_map<std::string, FunctionRole, StringHash, std::equal_to<>> functions_;
   std::vector<ActivePair> pairs_;
   std::vector<const EventRole*> roles_by_id_;
-  ShrinkerKeys shrinker_keys_; // the open begins of shrinker pairs point in
+  ShrinkerKeys shrinker_keys_;                // the open begins of shrinker pairs point in
   std::vector<std::string_view> event_names_; // by EventId: the keys of events_
   std::uint64_t* orphan_over_threshold_ = nullptr;
 

@@ -2,11 +2,11 @@
 // prints fixed-point decimals and floating point would lose the last digit.
 #pragma once
 
+#include "util/result.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include "util/result.h"
 
 namespace allocwatch {
 
