@@ -420,17 +420,18 @@ void StallStats::drop_counted(const Incident& incident) {
 
 std::vector<StallStats::HeldFigures>* StallStats::held_for(std::int32_t pid, bool create) {
   // Consecutive spans are mostly of one task: its list is remembered
-  // (the map's nodes stay put; the sweep forgets it).
+  // (the map holds pointers to the lists, which stay put; the sweep forgets
+  // it).
   if (held_task_ != nullptr && held_pid_ == pid)
     return held_task_;
-  auto found = held_.find(pid);
-  if (found == held_.end()) {
+  std::vector<HeldFigures>* found = held_.find(pid);
+  if (found == nullptr) {
     if (!create)
       return nullptr;
-    found = held_.emplace(pid, std::vector<HeldFigures>{}).first;
+    found = &held_.insert(pid, std::make_unique<std::vector<HeldFigures>>());
   }
   held_pid_ = pid;
-  held_task_ = &found->second;
+  held_task_ = found;
   return held_task_;
 }
 
@@ -455,24 +456,27 @@ void StallStats::sweep_held(bool make_room) {
   if (make_room) {
     std::vector<Nanos>& ends = scratch_ends_; // reused, as the room it makes is
     ends.clear();
-    for (const auto& [pid, held] : held_)
-      for (const HeldFigures& h : held)
+    // The map's walk; it forgets none here.
+    held_.forget_if([&ends](const std::unique_ptr<std::vector<HeldFigures>>& held) {
+      for (const HeldFigures& h : *held)
         ends.push_back(h.last);
+      return false;
+    });
     const std::size_t drop = ends.size() - kHeldFigures * 3 / 4;
     std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop), ends.end());
     cut = std::max(cut, ends[drop]);
   }
   held_task_ = nullptr;
-  for (auto task = held_.begin(); task != held_.end();) {
-    std::vector<HeldFigures>& held = task->second;
+  held_.forget_if([this, cut](const std::unique_ptr<std::vector<HeldFigures>>& task) {
+    std::vector<HeldFigures>& held = *task;
     const auto kept = std::remove_if(held.begin(), held.end(),
                                      [cut](const HeldFigures& h) { return h.last < cut; });
     held_figures_ -= static_cast<std::size_t>(held.end() - kept);
     held.erase(kept, held.end());
     if (held.capacity() > 64 && held.size() < held.capacity() / 4)
       held.shrink_to_fit(); // a burst is over: give its room back
-    task = held.empty() ? held_.erase(task) : std::next(task);
-  }
+    return held.empty();
+  });
 }
 
 void StallStats::incident(const Incident& incident) {
