@@ -11,14 +11,7 @@
 
 namespace allocwatch {
 
-// Keys are pids and cpus, small and often consecutive: a multiplicative
-// (Fibonacci) hash spreads them, its high bits the best mixed.
-struct TaskKeyHash {
-  std::size_t operator()(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32);
-  }
-};
-
-using TaskTable = FlatMap<std::uint64_t, std::unique_ptr<TaskState>, TaskKeyHash>;
+// Keys are pids and cpus.
+using TaskTable = FlatMap<std::uint64_t, std::unique_ptr<TaskState>, IntegerHash>;
 
 } // namespace allocwatch

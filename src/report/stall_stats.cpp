@@ -456,11 +456,9 @@ void StallStats::sweep_held(bool make_room) {
   if (make_room) {
     std::vector<Nanos>& ends = scratch_ends_; // reused, as the room it makes is
     ends.clear();
-    // The map's walk; it forgets none here.
-    held_.forget_if([&ends](const std::unique_ptr<std::vector<HeldFigures>>& held) {
+    held_.for_each([&ends](const std::unique_ptr<std::vector<HeldFigures>>& held) {
       for (const HeldFigures& h : *held)
         ends.push_back(h.last);
-      return false;
     });
     const std::size_t drop = ends.size() - kHeldFigures * 3 / 4;
     std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop), ends.end());

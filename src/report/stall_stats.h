@@ -240,17 +240,9 @@ private:
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
   // reclaim may hold hundreds of quicker shrinker calls whose caller was too
   // quick to print, and thousands of tasks may reclaim at once.
-  // Pids are small and often consecutive: a multiplicative (Fibonacci) hash
-  // spreads them. A flat map: with thousands of tasks in reclaim, a node of
+  // A flat map: with thousands of tasks in reclaim, a node of
   // std::unordered_map was a cache miss at most incidents.
-  struct PidHash {
-    std::size_t operator()(std::int32_t pid) const {
-      return static_cast<std::size_t>(
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) * 0x9E3779B97F4A7C15ULL) >>
-          32);
-    }
-  };
-  FlatMap<std::int32_t, std::unique_ptr<std::vector<HeldFigures>>, PidHash> held_;
+  FlatMap<std::int32_t, std::unique_ptr<std::vector<HeldFigures>>, IntegerHash> held_;
   std::size_t held_figures_ = 0; // in all of held_
   std::int32_t held_pid_ = 0;
   std::vector<HeldFigures>* held_task_ = nullptr; // held_[held_pid_], or none

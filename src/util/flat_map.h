@@ -12,12 +12,21 @@
 #include "util/string_hash.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace allocwatch {
+
+// For integer keys that are small and often consecutive (pids, cpus): a
+// multiplicative (Fibonacci) hash spreads them, its high bits the best mixed.
+struct IntegerHash {
+  std::size_t operator()(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32);
+  }
+};
 
 template <class Key, class Value, class Hash> class FlatMap {
 public:
@@ -34,6 +43,13 @@ public:
     size_ += slot.value == nullptr;
     slot = Slot{key, std::move(value)};
     return *slot.value;
+  }
+
+  // Calls visit(value) for every value, in no particular order.
+  template <class Visit> void for_each(Visit visit) const {
+    for (const Slot& slot : slots_)
+      if (slot.value != nullptr)
+        visit(slot.value);
   }
 
   // Calls forget(value) for every value; those for which it returns true are

@@ -47,3 +47,21 @@ TEST_CASE("FlatMap (NameTable): insert replaces, clear empties") {
   CHECK(table.size() == 0);
   CHECK(table.find("mm_compaction_begin") == nullptr);
 }
+
+TEST_CASE("FlatMap: for_each visits every value once, forgetting none") {
+  std::map<std::int32_t, int> values;
+  for (std::int32_t pid = -3; pid < 200; ++pid)
+    values[pid] = pid * 2;
+  FlatMap<std::int32_t, int*, IntegerHash> table;
+  for (auto& [pid, value] : values)
+    table.insert(pid, &value);
+  std::map<const int*, int> visits;
+  table.for_each([&visits](const int* value) { ++visits[value]; });
+  CHECK(visits.size() == values.size());
+  for (auto& [pid, value] : values) {
+    CAPTURE(pid);
+    CHECK(visits[&value] == 1);
+    CHECK(table.find(pid) == &value);
+  }
+  CHECK(table.size() == values.size());
+}
