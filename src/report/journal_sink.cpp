@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <sys/stat.h>
@@ -26,6 +27,34 @@ constexpr std::string_view kShrinkerId = "891375134fee485094327826d896951f";
 
 int send_to_journald(std::span<const iovec> fields) {
   return sd_journal_sendv(fields.data(), static_cast<int>(fields.size()));
+}
+
+// sd_journal_sendv hands an entry to the kernel as one iovec array, two
+// iovecs per field and five for a field whose value holds a newline; past
+// IOV_MAX (1024) in all it fails with EINVAL. A stall of a few hundred lines
+// is over: a LINES field each, and its tracepoints' fields as many again.
+constexpr std::size_t kMaxEntryIovecs = 1000; // room for the few it adds itself
+
+std::size_t iovecs_of(const std::vector<JournalField>& fields) {
+  std::size_t iovecs = 0;
+  for (const JournalField& field : fields)
+    iovecs += field.value.find('\n') == std::string::npos ? 2 : 5;
+  return iovecs;
+}
+
+// Each field that repeats once, where it first came, its values one per
+// line: the entry then has a field per name, not per value.
+std::vector<JournalField> repeats_joined(const std::vector<JournalField>& fields) {
+  std::vector<JournalField> joined;
+  std::map<std::string_view, std::size_t> at; // name -> its place in `joined`
+  for (const JournalField& field : fields) {
+    const auto [it, first] = at.try_emplace(field.name, joined.size());
+    if (first)
+      joined.push_back(field);
+    else
+      joined[it->second].value.append("\n").append(field.value);
+  }
+  return joined;
 }
 
 // "12.345 ms": milliseconds, three decimals (a summary; the fields are exact).
@@ -136,6 +165,9 @@ void JournalSink::send(std::string_view record, const std::string& message, int 
     fallback_ << record << '\n';
     return;
   }
+  // The own fields above have no newline: two iovecs each.
+  if (2 * fields.size() + iovecs_of(*parsed) > kMaxEntryIovecs)
+    *parsed = repeats_joined(*parsed);
   for (const JournalField& field : *parsed)
     fields.push_back(field.name + "=" + field.value);
   std::vector<iovec> iov;

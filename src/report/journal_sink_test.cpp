@@ -68,6 +68,45 @@ TEST_CASE("journal: a stall is one entry: the JSON record's fields, a summary, a
   CHECK(sink.sent() == 1);
 }
 
+TEST_CASE("journal: a stall of many lines is still one entry: each repeated field once, its "
+          "values a line each") {
+  // A field a line and the tracepoints' fields as many again: far past the
+  // 1024 iovecs sd_journal_sendv can hand the kernel, where it fails EINVAL.
+  std::vector<std::string> texts;
+  for (int i = 0; i < 600; ++i)
+    texts.push_back("cat-4242 [001] ..... 10." + std::to_string(100000 + i) +
+                    ": mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=" + std::to_string(i));
+  const std::vector<std::string_view> lines(texts.begin(), texts.end());
+  Incident incident = stall(12'345'000);
+  incident.lines = lines;
+  Journal journal;
+  std::ostringstream fallback, messages;
+  JournalSink sink(fallback, messages, journal.sender());
+  sink.incident(incident);
+  REQUIRE(journal.entries.size() == 1);
+  const Entry& e = journal.entries[0];
+  std::size_t iovecs = 0;
+  std::map<std::string, int> names;
+  for (const std::string& field : e) {
+    iovecs += field.find('\n') == std::string::npos ? 2 : 5;
+    ++names[field.substr(0, field.find('='))];
+  }
+  CHECK(iovecs <= 1000);
+  for (const auto& [name, count] : names) {
+    CAPTURE(name);
+    CHECK(count == 1);
+  }
+  std::string all_lines = "LINES=";
+  for (const std::string& text : texts)
+    all_lines += text + "\n";
+  all_lines.pop_back();
+  CHECK(has(e, all_lines));
+  CHECK(has(e, "PID=4242"));
+  CHECK(fallback.str().empty());
+  CHECK(messages.str().empty());
+  CHECK(sink.sent() == 1);
+}
+
 TEST_CASE("journal: priority by severity") {
   CHECK(priority(stall(100 * kMicro)) == 5);
   CHECK(priority(stall(100 * kMilli)) == 4);
