@@ -4,16 +4,21 @@
 # cgroup), beside `cat` reading an identical private tracefs instance's
 # trace_pipe (the same events, the same ring buffer size) at the same time,
 # and `wc -l` a third one: the least a reader of lines can do.
+# The readers read the file again and again until cat has read LINES lines
+# (or MAX_SECONDS have passed): how much reclaim a pass of the file causes
+# varies several times over from run to run, and a stream of a fixed size
+# keeps the figures comparable between runs.
 # Prints each one's user and system CPU seconds, peak RSS (VmHWM), lines and
 # the events the kernel lost for it, against the targets. Root only; takes
 # /tmp/allocwatch-live.lock itself; puts back everything it changes (the
 # instances, the cgroup, the data file) on every way out.
-#   scripts/bench-live.sh BUILD_DIR [PASSES]
+#   scripts/bench-live.sh BUILD_DIR [LINES]
 # Environment: ALLOCWATCH=path, PROFILE=path: another build and its profile;
-# THRESHOLD=50us.
+# THRESHOLD=50us; MAX_SECONDS=120.
 set -u
 build=${1:-build}
-passes=${2:-2} # reads of the file by each of the three readers
+want_lines=${2:-200000}
+max_seconds=${MAX_SECONDS:-120}
 cd "$(dirname "$0")/.." || exit 1
 bin=${ALLOCWATCH:-$build/allocwatch}
 profile=${PROFILE:-configs/default.yaml}
@@ -94,11 +99,18 @@ sleep 0.5
 
 start=$(date +%s.%N)
 for r in 1 2 3; do
-  sh -c "echo \$\$ > $cg/cgroup.procs; i=0; while [ \$i -lt $passes ]; do
-    dd if=$data iflag=nocache count=0 status=none; cat $data > /dev/null; i=\$((i + 1)); done" &
+  sh -c "echo \$\$ > $cg/cgroup.procs; while :; do
+    dd if=$data iflag=nocache count=0 status=none; cat $data > /dev/null; done" &
   readers="$readers $!"
 done
-wait $readers
+# cat's output is the stream's lines so far; counted once a second.
+for _ in $(seq "$max_seconds"); do
+  sleep 1
+  [ "$(wc -l <"$tmp/cat.out")" -ge "$want_lines" ] && break
+done
+# The readers' loops and the cat or dd each is running.
+kill $(cat "$cg/cgroup.procs") 2>/dev/null
+wait $readers 2>/dev/null
 readers=""
 load=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 sleep 1 # let them drain
@@ -122,8 +134,8 @@ aw_lost=$(sed -n 's/.* \([0-9]*\) events lost by the kernel.*/\1/p' "$tmp/aw.err
 cat_lines=$(wc -l <"$tmp/cat.out")
 cat_lost=$(awk '/^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]/ { n += $3 } END { print n + 0 }' "$tmp/cat.out")
 
-echo "bench-live: $passes reads of a 300 MiB file by each of 3 readers in a 64 MiB memory"
-echo "cgroup, ${load}s; allocwatch -t $threshold --mode events beside cat and wc -l, each reading"
+echo "bench-live: 3 readers of a 300 MiB file in a 64 MiB memory cgroup until cat had read"
+echo "$want_lines lines, ${load}s; allocwatch -t $threshold --mode events beside cat and wc -l, each reading"
 echo "an identical instance (wc -l's lines and losses are not counted: its output is one number)"
 printf '%-11s %8s %8s %9s %9s %12s\n' "" "user s" "sys s" "VmHWM kB" lines "events lost"
 printf '%-11s %8s %8s %9s %9s %12s\n' allocwatch "$aw_user" "$aw_sys" "$aw_rss" "${aw_lines:-?}" "${aw_lost:-?}"
@@ -139,6 +151,19 @@ echo "  events lost <= cat's:               ${aw_lost:-?} <= $cat_lost  $(verdic
 echo
 echo "user s is the kernel's split of each one's CPU time, sampled at its tick unless it"
 echo "accounts exactly: cat's and wc -l's own, for near nothing done in user mode, show how"
-echo "much a reader gets for its reads alone on this machine. allocwatch's figures include"
-echo "its start and restore (some 35 ms of CPU in all). cat and wc -l wake at every event;"
-echo "allocwatch, woken, lets the kernel gather lines for 50 ms, then reads them all."
+echo "much a reader gets for its reads alone on this machine."
+# A sampled split is binomial: of n ticks that found allocwatch running, each
+# fell in user mode with its share of user time.
+config=/boot/config-$(uname -r)
+[ -r "$config" ] || config=/proc/config.gz
+hz=$( (zcat -f "$config" 2>/dev/null | grep -q '^CONFIG_TICK_CPU_ACCOUNTING=y') &&
+  zcat -f "$config" | sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p')
+if [ -n "$hz" ]; then
+  awk -v u="$aw_user" -v s="$aw_sys" -v hz="$hz" 'BEGIN {
+    n = (u + s) * hz; p = u + s > 0 ? u / (u + s) : 0
+    printf "This kernel samples the split at its %d Hz tick: allocwatch ran for %d ticks, so its\n", hz, n
+    printf "user s is %s +- %.3f (one standard error).\n", u, sqrt(n * p * (1 - p)) / hz }'
+fi
+echo "allocwatch's figures include its start and restore: about 30 ms of CPU, 6 ms of it in"
+echo "user mode, on this machine. cat and wc -l wake at every event; allocwatch, woken, lets"
+echo "the kernel gather lines for 50 ms, then reads them all."
