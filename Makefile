@@ -5,7 +5,8 @@
 #   make test SAN=1   the same under ASan + UBSan (in build-san/)
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
-#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat, wc -l (root)
+#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat, wc -l
+#                     (root; a stream of LINES=200000 lines by default)
 #   make e2e          graph mode on Debian's stock kernels under qemu
 #                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)
@@ -114,9 +115,10 @@ bench: deps
 	@scripts/bench.sh $(BUILD)
 
 # Live: takes /tmp/allocwatch-live.lock itself.
+LINES ?= 200000
 bench-live: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@scripts/bench-live.sh $(BUILD)
+	@scripts/bench-live.sh $(BUILD) $(LINES)
 
 KERNELS ?= 5.10 6.1 6.12 7.2
 e2e: deps
