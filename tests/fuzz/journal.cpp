@@ -82,10 +82,22 @@ void fail(const char* why, const std::string& detail) {
   std::abort();
 }
 
+// Made at the first input and kept to the end. libFuzzer ends with exit(),
+// which unwinds no stack, so the world's temporary directories go at exit,
+// with it; a finding (abort) leaves them beside the crash for a look.
+World* world = nullptr;
+void remove_world() {
+  delete world;
+  world = nullptr;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static World* world = new World; // lives to the end: libFuzzer exits without unwinding
+  if (world == nullptr) {
+    world = new World;
+    std::atexit(remove_world);
+  }
   static const std::map<std::string, std::string> outside_before = world->outside_state();
 
   std::string text(reinterpret_cast<const char*>(data), size);
