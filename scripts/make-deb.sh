@@ -30,8 +30,12 @@ fi
 deb=$(ls "$out"/allocwatch_"$version"_*.deb)
 echo "make deb: built $deb" >&2
 # Every tag lintian would give is fixed or explained in debian/allocwatch.lintian-overrides.
-if ! lintian --fail-on error,warning --info "$deb" >&2; then
+# lintian leaves its ELF caches (mldbm-elf-*) in TMPDIR: a directory of ours.
+lintian_tmp=$(mktemp -d "${TMPDIR:-/tmp}/allocwatch-lintian.XXXXXX")
+if ! TMPDIR=$lintian_tmp lintian --fail-on error,warning --info "$deb" >&2; then
+  rm -rf "$lintian_tmp"
   echo "make deb: lintian finds errors or warnings (above)" >&2
   exit 1
 fi
+rm -rf "$lintian_tmp"
 echo "$deb"
