@@ -162,8 +162,8 @@ echo "much a reader gets for its reads alone on this machine."
 # fell in user mode with its share of user time.
 config=/boot/config-$(uname -r)
 [ -r "$config" ] || config=/proc/config.gz
-hz=$( (zcat -f "$config" 2>/dev/null | grep -q '^CONFIG_TICK_CPU_ACCOUNTING=y') &&
-  zcat -f "$config" | sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p')
+hz=$(zcat -f "$config" 2>/dev/null | awk -F= '$1 == "CONFIG_TICK_CPU_ACCOUNTING" && $2 == "y" { tick = 1 }
+  $1 == "CONFIG_HZ" { hz = $2 } END { if (tick) print hz }')
 if [ -n "$hz" ]; then
   awk -v u="$aw_user" -v s="$aw_sys" -v hz="$hz" 'BEGIN {
     n = (u + s) * hz; p = u + s > 0 ? u / (u + s) : 0

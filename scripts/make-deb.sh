@@ -32,10 +32,9 @@ echo "make deb: built $deb" >&2
 # Every tag lintian would give is fixed or explained in debian/allocwatch.lintian-overrides.
 # lintian leaves its ELF caches (mldbm-elf-*) in TMPDIR: a directory of ours.
 lintian_tmp=$(mktemp -d "${TMPDIR:-/tmp}/allocwatch-lintian.XXXXXX")
+trap 'rm -rf "$lintian_tmp"' EXIT
 if ! TMPDIR=$lintian_tmp lintian --fail-on error,warning --info "$deb" >&2; then
-  rm -rf "$lintian_tmp"
   echo "make deb: lintian finds errors or warnings (above)" >&2
   exit 1
 fi
-rm -rf "$lintian_tmp"
 echo "$deb"
