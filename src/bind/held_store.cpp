@@ -44,12 +44,13 @@ HeldStore::HeldStore(std::size_t capacity, std::size_t first_extent, std::size_t
     : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity) & ~std::size_t{7}),
       // Not value-initialised: untouched pages stay out of the resident set.
       buf_(new char[capacity_]),
-      extent_(std::clamp(first_extent & ~std::size_t{7}, kMinCapacity, capacity_)) {
+      extent_(std::clamp(first_extent & ~std::size_t{7}, kMinCapacity, capacity_)),
+      resident_(std::clamp(resident, extent_, capacity_)) {
   // The first part is taken now, not in the middle of the reclaim storm
   // allocwatch is watching, where a page fault would itself wait in reclaim
   // (and distort what is measured). It also keeps memory the same from the
   // first line on, however long the run.
-  take_pages(buf_.get(), std::clamp(resident, extent_, capacity_));
+  take_pages(buf_.get(), resident_);
 }
 
 void HeldStore::grow() {
@@ -218,9 +219,17 @@ std::size_t HeldStore::push(HeldList& list, Nanos ts, std::uint64_t seq, EventId
     }
     const bool gap_first =
         extent_ - head_ < sizeof(Header) || header(static_cast<HeldRef>(head_)).owner == nullptr;
-    // Sliding the held lines together costs a copy of each: worth it only
-    // when it frees a good part of the buffer, so that each byte is copied
-    // a bounded number of times however the lines are released.
+    // Sliding the held lines together costs a copy of each. While they fill
+    // more than half the ring and it has resident room to grow into (which
+    // costs no memory), it grows instead: a slide would copy more than it
+    // frees, and would soon be needed again.
+    if (!gap_first && extent_ < resident_ && live_bytes_ * 2 > extent_) {
+      grow();
+      continue;
+    }
+    // Otherwise a slide is worth it only when it frees a good part of the
+    // buffer, so that each byte is copied a bounded number of times however
+    // the lines are released.
     if (!gap_first && used_ - live_bytes_ >= std::max(size, extent_ / 8)) {
       compact();
       continue;

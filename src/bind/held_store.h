@@ -6,8 +6,10 @@
 // Lines go in at the tail of a ring, in input order. A line released early
 // (claimed, or provably dead) leaves a gap; the ring frees gaps as its oldest
 // end passes them, and when it is full of gaps it slides the lines still
-// held together (keeping their order). Only when the lines still held fill it
-// are the oldest of them dropped, whichever task they belong to.
+// held together (keeping their order), unless they fill more than half of it
+// and pages made resident at the start are left: then it grows into them.
+// Only when the lines still held fill it are the oldest of them dropped,
+// whichever task they belong to.
 #pragma once
 
 #include "util/duration.h"
@@ -139,6 +141,7 @@ private:
   std::size_t capacity_;
   std::unique_ptr<char[]> buf_;
   std::size_t extent_;   // positions wrap at this end
+  std::size_t resident_; // the part made resident at the start
   std::size_t head_ = 0; // the oldest record
   std::size_t tail_ = 0; // where the next one goes
   std::size_t used_ = 0; // bytes from head to tail, gaps included

@@ -222,6 +222,37 @@ TEST_CASE("the store grows only as the held lines need, also when it has wrapped
     CHECK(lines_of(store, lists[t]) == want[t]);
 }
 
+TEST_CASE("while held lines fill over half the ring, it grows into resident room, not slides") {
+  // 40 KiB held for good at the oldest end, and lines released as soon as
+  // they come behind them: every lap of the ring ends in a slide or a growth.
+  const auto churn = [](HeldStore& store) {
+    HeldList pinned;
+    HeldList busy;
+    for (int i = 0; i < 40; ++i)
+      store.push(pinned, i, static_cast<std::uint64_t>(i), 0, std::string(1000, 'p'));
+    std::size_t dropped = 0;
+    for (int i = 0; i < 5000; ++i) {
+      dropped +=
+          store.push(busy, 40 + i, static_cast<std::uint64_t>(40 + i), 0, std::string(200, 'b'));
+      store.remove(busy.oldest);
+    }
+    CHECK(dropped == 0);
+    CHECK(pinned.count == 40);
+  };
+  SUBCASE("room made resident at the start: the ring grows until it is at most half full") {
+    HeldStore store(1 << 20, 64 * 1024, 256 * 1024);
+    churn(store);
+    CHECK(store.extent() == 128 * 1024);
+    CHECK(store.compactions() > 0); // then it slides, freeing more than it copies
+  }
+  SUBCASE("no resident room: it slides, and its memory stays as it was") {
+    HeldStore store(1 << 20, 64 * 1024, 64 * 1024);
+    churn(store);
+    CHECK(store.extent() == 64 * 1024);
+    CHECK(store.compactions() > 0);
+  }
+}
+
 TEST_CASE("a line larger than the part in use grows it") {
   HeldStore store(1 << 20, 64 * 1024);
   HeldList list;
