@@ -54,7 +54,8 @@ public:
   // start to end, whatever the length of the trace.
   static constexpr std::size_t kResident = std::size_t{4} << 20;
   // The part of it the ring uses at first; it doubles, up to the capacity,
-  // only when the lines held need it. While few lines are held the ring laps
+  // only when the lines held need it (within the resident part: when they
+  // fill more than half of it). While few lines are held the ring laps
   // a part that stays in the cache, and pages the process has not written
   // yet (which a virtual machine may still make fault) are not written.
   static constexpr std::size_t kFirstExtent = std::size_t{256} << 10;
