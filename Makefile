@@ -75,6 +75,11 @@ $(BUILD)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
+# Test support (the fake tracefs) is for the unit tests and the fuzz
+# harnesses only; the program's own sources cannot include it.
+TEST_SUPPORT := -Itests/support
+$(call obj,$(TEST_SRCS)) $(BUILD)/tests/fuzz/%.o: CPPFLAGS += $(TEST_SUPPORT)
+
 $(LIB): $(call obj,$(LIB_SRCS))
 	@rm -f $@
 	ar rcs $@ $^
@@ -170,7 +175,7 @@ fuzz_obj = $(patsubst %.cpp,$(FUZZ_DIR)/%.o,$(1))
 
 $(FUZZ_DIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	clang++ -Isrc -DALLOCWATCH_SHAREDIR='"$(SHAREDIR)"' -MMD -MP $(FUZZ_CXXFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	clang++ -Isrc $(TEST_SUPPORT) -DALLOCWATCH_SHAREDIR='"$(SHAREDIR)"' -MMD -MP $(FUZZ_CXXFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
 $(FUZZ_LIB): $(call fuzz_obj,$(LIB_SRCS))
 	@rm -f $@

@@ -6,13 +6,13 @@
 #pragma once
 
 #include "bind/event_table.h"
+#include "bind/incident.h"
+#include "bind/run_stats.h"
 #include "bind/shrinker_keys.h"
+#include "bind/shrinker_stats.h"
 #include "bind/task_state.h"
 #include "bind/task_table.h"
 #include "profile/profile.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
-#include "report/sink.h"
 #include "trace/record.h"
 #include "util/flat_map.h"
 #include "util/string_hash.h"

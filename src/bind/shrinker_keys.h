@@ -5,7 +5,7 @@
 // totals without a lookup by name.
 #pragma once
 
-#include "report/shrinker_stats.h"
+#include "bind/shrinker_stats.h"
 #include "util/flat_map.h"
 
 #include <cstddef>

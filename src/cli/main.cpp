@@ -1,6 +1,8 @@
 // allocwatch entry point: parse the options, load the profile, then replay a
 // saved trace or run a live session. Fatal errors are caught only here.
 #include "bind/binder.h"
+#include "bind/run_stats.h"
+#include "bind/shrinker_stats.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
 #include "metrics/run_metrics.h"
@@ -8,8 +10,6 @@
 #include "report/fanout_sink.h"
 #include "report/journal_sink.h"
 #include "report/json_sink.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
 #include "report/status_line.h"
 #include "report/text_sink.h"
 #include "trace/line_reader.h"

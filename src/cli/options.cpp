@@ -1,7 +1,7 @@
 #include "cli/options.h"
 
-#include "cli/version.h"
 #include "metrics/metrics_server.h"
+#include "util/version.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>

@@ -1,6 +1,6 @@
 #include "cli/run_report.h"
 
-#include "report/shrinker_stats.h"
+#include "bind/shrinker_stats.h"
 #include "report/stall_report.h"
 #include "util/result.h"
 

@@ -1,6 +1,6 @@
 #include "metrics/http.h"
 
-#include "cli/version.h"
+#include "util/version.h"
 
 #include <algorithm>
 #include <cstring>

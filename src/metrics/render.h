@@ -4,9 +4,9 @@
 // units, _seconds, _total); every family is listed in allocwatch(8).
 #pragma once
 
+#include "bind/run_stats.h"
+#include "bind/shrinker_stats.h"
 #include "metrics/stall_metrics.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
 #include "util/duration.h"
 
 #include <cstdint>

@@ -1,9 +1,8 @@
 #include "metrics/run_metrics.h"
 
-#include "cli/version.h"
 #include "metrics/render.h"
-#include "tracefs/plan.h"
 #include "util/result.h"
+#include "util/version.h"
 
 namespace allocwatch {
 

@@ -4,11 +4,11 @@
 // does nothing: tick() and finish() are free to call.
 #pragma once
 
+#include "bind/run_stats.h"
+#include "bind/shrinker_stats.h"
 #include "metrics/publisher.h"
 #include "metrics/stall_metrics.h"
 #include "profile/profile.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
 
 #include <chrono>
 #include <iosfwd>

@@ -5,10 +5,10 @@
 // stall counts of the busiest task names (TopComms).
 #pragma once
 
+#include "bind/incident.h"
 #include "metrics/exposition.h"
 #include "metrics/top_comms.h"
 #include "profile/profile.h"
-#include "report/sink.h"
 
 #include <string>
 #include <vector>

@@ -100,10 +100,6 @@ std::string stem_of(const std::string& path) {
   return stem;
 }
 
-const char* mode_name(Mode mode) {
-  return mode == Mode::Graph ? "graph" : "events";
-}
-
 // A key of a map and its value, as written.
 struct Entry {
   YAML::Node key;

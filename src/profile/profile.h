@@ -13,6 +13,11 @@ namespace allocwatch {
 
 enum class Mode : std::uint8_t { Graph, Events };
 
+// "graph" or "events": the mode as messages, --check and the metrics name it.
+inline const char* mode_name(Mode mode) {
+  return mode == Mode::Graph ? "graph" : "events";
+}
+
 // Where a value came from in the profile file, for messages.
 struct SourcePos {
   int line = 0; // 1-based; 0 when unknown (built in)

@@ -3,7 +3,7 @@
 // a timeline) see one stream of incidents.
 #pragma once
 
-#include "report/sink.h"
+#include "bind/incident.h"
 
 #include <vector>
 

@@ -1,8 +1,8 @@
 #include "report/journal_sink.h"
 
+#include "bind/shrinker_stats.h"
 #include "report/journal_fields.h"
 #include "report/json_sink.h"
-#include "report/shrinker_stats.h"
 
 #include <cstdlib>
 #include <cstring>

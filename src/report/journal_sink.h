@@ -12,8 +12,8 @@
 // (nothing is lost) and the error is said once on `messages`.
 #pragma once
 
+#include "bind/incident.h"
 #include "report/json_sink.h"
-#include "report/sink.h"
 
 #include <functional>
 #include <iosfwd>

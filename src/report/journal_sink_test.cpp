@@ -1,5 +1,5 @@
+#include "bind/shrinker_stats.h"
 #include "report/journal_sink.h"
-#include "report/shrinker_stats.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 #include "report/json_sink.h"
 
+#include "bind/shrinker_stats.h"
 #include "report/json_text.h"
-#include "report/shrinker_stats.h"
 
 #include <ostream>
 

@@ -18,7 +18,7 @@
 // trace's bytes with '"', '\' and control characters escaped.
 #pragma once
 
-#include "report/sink.h"
+#include "bind/incident.h"
 #include "trace/event_fields.h"
 
 #include <iosfwd>

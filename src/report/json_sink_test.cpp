@@ -1,5 +1,5 @@
+#include "bind/shrinker_stats.h"
 #include "report/json_sink.h"
-#include "report/shrinker_stats.h"
 
 #include <doctest/doctest.h>
 #include <sstream>

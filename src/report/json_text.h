@@ -3,7 +3,7 @@
 // of a span as objects with their parsed fields.
 #pragma once
 
-#include "report/sink.h"
+#include "bind/incident.h"
 #include "trace/event_fields.h"
 
 #include <iosfwd>

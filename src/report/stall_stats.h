@@ -15,8 +15,8 @@
 // and the metrics read it.
 #pragma once
 
+#include "bind/incident.h"
 #include "report/latency.h"
-#include "report/sink.h"
 #include "trace/event_fields.h"
 #include "util/flat_map.h"
 

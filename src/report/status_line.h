@@ -8,8 +8,8 @@
 // terminal, not -q, not a replay) is the caller's choice.
 #pragma once
 
-#include "report/run_stats.h"
-#include "report/sink.h"
+#include "bind/incident.h"
+#include "bind/run_stats.h"
 #include "report/stall_stats.h"
 
 #include <chrono>

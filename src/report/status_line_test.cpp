@@ -1,4 +1,4 @@
-#include "report/shrinker_stats.h"
+#include "bind/shrinker_stats.h"
 #include "report/status_line.h"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 #include "report/text_sink.h"
 
-#include "report/shrinker_stats.h"
+#include "bind/shrinker_stats.h"
 
 #include <ostream>
 

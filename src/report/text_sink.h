@@ -2,7 +2,7 @@
 // tool that reads ftrace output reads allocwatch's; then the shrinker totals.
 #pragma once
 
-#include "report/sink.h"
+#include "bind/incident.h"
 
 #include <iosfwd>
 

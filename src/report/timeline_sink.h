@@ -36,7 +36,7 @@
 // "]" at the end; a file cut short by a kill still loads in both viewers.
 #pragma once
 
-#include "report/sink.h"
+#include "bind/incident.h"
 #include "trace/event_fields.h"
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "report/shrinker_stats.h"
+#include "bind/shrinker_stats.h"
 #include "report/timeline_sink.h"
 
 #include <doctest/doctest.h>

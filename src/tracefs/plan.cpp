@@ -110,10 +110,6 @@ struct ModeChoice {
 
 } // namespace
 
-const char* mode_name(Mode mode) {
-  return mode == Mode::Graph ? "graph" : "events";
-}
-
 std::vector<std::string> Plan::chosen_functions() const {
   std::vector<std::string> names;
   for (const PlannedFunction& f : functions)

@@ -90,6 +90,4 @@ void print_plan(const Plan& plan, std::ostream& out);
 // with what tracing would check against the kernel.
 void print_profile_alone(const Profile& profile, std::string_view why, std::ostream& out);
 
-const char* mode_name(Mode mode);
-
 } // namespace allocwatch

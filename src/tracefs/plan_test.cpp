@@ -1,4 +1,4 @@
-#include "tracefs/fake_tracefs.h"
+#include "fake_tracefs.h"
 #include "tracefs/plan.h"
 
 #include <algorithm>

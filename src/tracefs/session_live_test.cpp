@@ -1,7 +1,7 @@
 // Live tests: the Session on this machine's real tracefs, in events mode.
 // They run only as root with ALLOCWATCH_LIVE_TRACEFS=1 (tests/live/run.sh
 // sets it), so that the unit suite never touches the machine's tracing.
-#include "tracefs/fake_tracefs.h"
+#include "fake_tracefs.h"
 #include "tracefs/session.h"
 
 #include <chrono>

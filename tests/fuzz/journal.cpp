@@ -16,7 +16,7 @@
 // is_journaled_file() takes; then the fake is put back.
 #include "tracefs/journal.h"
 
-#include "tracefs/fake_tracefs.h"
+#include "fake_tracefs.h"
 #include "tracefs/session.h"
 
 #include <cstdint>

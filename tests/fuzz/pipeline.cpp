@@ -13,14 +13,14 @@
 // is spliced in (one input in four at most, as it costs; inputs are kept
 // small, and the longest-line paths need a line of 64 KiB).
 #include "bind/binder.h"
+#include "bind/run_stats.h"
+#include "bind/shrinker_stats.h"
 #include "metrics/render.h"
 #include "metrics/stall_metrics.h"
 #include "profile/loader.h"
 #include "report/fanout_sink.h"
 #include "report/journal_sink.h"
 #include "report/json_sink.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
 #include "report/stall_report.h"
 #include "report/stall_stats.h"
 #include "report/text_sink.h"

@@ -3,10 +3,10 @@
 // plan could use; what it refuses must be refused with FILE:LINE:COL or
 // FILE: and one line.
 #include "bind/binder.h"
+#include "bind/run_stats.h"
+#include "bind/shrinker_stats.h"
 #include "profile/loader.h"
 #include "report/fanout_sink.h"
-#include "report/run_stats.h"
-#include "report/shrinker_stats.h"
 #include "trace/parser.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// Sink: where the binder's results go: the trace output (text or JSON, each
-// over a std::ostream&, bpftrace style) and the run's other observers (the
-// stall report, the timeline, the status line), through a FanoutSink.
+// The binder's output: each over-threshold span as an Incident with the
+// tracepoints it claimed, handed to a Sink. The consumers (report/: the
+// trace output, the stall report, the timeline, the status line; metrics/)
+// implement Sink; the binder knows none of them.
 #pragma once
 
 #include "trace/record.h"

@@ -1,4 +1,4 @@
-#include "report/sink.h"
+#include "bind/incident.h"
 
 #include "trace/parser.h"
 

@@ -1,4 +1,4 @@
-#include "report/run_stats.h"
+#include "bind/run_stats.h"
 
 #include <ostream>
 #include <string>
