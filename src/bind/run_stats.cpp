@@ -1,24 +1,11 @@
 #include "bind/run_stats.h"
 
+#include "util/size.h"
+
 #include <ostream>
 #include <string>
 
 namespace allocwatch {
-
-namespace {
-
-// "8MiB", "1536KiB", "1000B": the largest unit that divides it exactly.
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB"};
-  std::size_t unit = 0;
-  while (unit + 1 < std::size(kUnits) && bytes != 0 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return std::to_string(bytes) + kUnits[unit];
-}
-
-} // namespace
 
 void RunStats::print(std::ostream& out) const {
   out << "allocwatch: " << lines_read << " lines read, " << lines_malformed << " not understood, "
@@ -33,7 +20,7 @@ void RunStats::print(std::ostream& out) const {
   if (held_dropped)
     out << "allocwatch: " << held_dropped
         << " held events dropped, oldest first, when all held lines filled max_held_bytes ("
-        << format_bytes(max_held_bytes)
+        << format_size(max_held_bytes)
         << "): slow calls may miss lines. Raise max_held_bytes in the profile, or hold fewer "
            "lines: a higher threshold (-t), a shorter window, a narrower profile\n";
   if (unmatched_ends || replaced_begins || orphan_returns)

@@ -40,4 +40,14 @@ Result<std::uint64_t> parse_size(std::string_view text) {
   return fail("unknown unit");
 }
 
+std::string format_size(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB"};
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + kUnits[unit];
+}
+
 } // namespace allocwatch

@@ -25,3 +25,13 @@ TEST_CASE("sizes: what is refused, and why") {
   CHECK(parse_size("99999999999999999999").error().message.find("too large") != std::string::npos);
   CHECK(parse_size("2000000000GiB").error().message.find("too large") != std::string::npos);
 }
+
+TEST_CASE("size: format_size writes the largest exact unit, which parse_size reads back") {
+  CHECK(format_size(8 << 20) == "8MiB");
+  CHECK(format_size(1536 * 1024) == "1536KiB");
+  CHECK(format_size(1000) == "1000B");
+  CHECK(format_size(0) == "0B");
+  CHECK(format_size(std::uint64_t{3} << 40) == "3072GiB");
+  for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{4096}, std::uint64_t{67112960}})
+    CHECK(parse_size(format_size(bytes)).value() == bytes);
+}
