@@ -14,6 +14,7 @@
 namespace allocwatch {
 
 class ShrinkerStats;
+struct TaskCgroup; // cgroup/task_cgroups.h
 
 // The tracepoint a line prints, as the parser read it: what a sink needs of
 // a line besides its text, known to the binder, which parsed every line it
@@ -50,6 +51,9 @@ struct Incident {
   // them; others may leave them out (empty), and tracepoints_of() reads them
   // from the lines.
   std::span<const Tracepoint> tracepoints = {};
+  // The task's memory cgroup, where the run learnt it (live runs,
+  // cli/attribution.h): null when unknown or not looked up.
+  const TaskCgroup* cgroup = nullptr;
 };
 
 // The incident's tracepoints, one per line: its own, or, if it has none,

@@ -1,0 +1,27 @@
+#include "cli/attribution.h"
+
+namespace allocwatch {
+
+namespace {
+
+// A memcg's limit was reached: the memcg reclaim entry, as a function
+// (graph mode) or a tracepoint pair (events mode).
+bool is_memcg_reclaim(std::string_view span) {
+  return span == "try_to_free_mem_cgroup_pages" || span == "memcg_reclaim";
+}
+
+} // namespace
+
+AttributingSink::AttributingSink(TaskCgroups& cgroups, MemcgWatch& memcg, Sink& next, Clock clock)
+    : cgroups_(cgroups), memcg_(memcg), next_(next), clock_(std::move(clock)) {}
+
+void AttributingSink::incident(const Incident& incident) {
+  Incident attributed = incident;
+  if (!incident.background)
+    attributed.cgroup = cgroups_.of(incident.pid, clock_());
+  if (attributed.cgroup != nullptr && is_memcg_reclaim(incident.span))
+    memcg_.note(attributed.cgroup->version, attributed.cgroup->path);
+  next_.incident(attributed);
+}
+
+} // namespace allocwatch
