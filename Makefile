@@ -53,7 +53,10 @@ obj = $(patsubst %.cpp,$(BUILD)/%.o,$(1))
 
 BIN := $(BUILD)/allocwatch
 UNIT := $(BUILD)/unit-tests
+# tests/gentrace/*.cpp: traces with the output allocwatch must print for
+# them; it links nothing of src/ (an independent oracle).
 GENTRACE := $(BUILD)/gentrace
+GENTRACE_SRCS := $(sort $(wildcard tests/gentrace/*.cpp))
 # tests/fuzz/*.cpp are libFuzzer harnesses (but replay_main.cpp); make test
 # runs each, built with $(CXX), over its seeds and past findings.
 FUZZ_HARNESSES := $(filter-out replay_main,$(basename $(notdir $(wildcard tests/fuzz/*.cpp))))
@@ -90,7 +93,7 @@ $(BIN): $(call obj,$(MAIN_SRC)) $(LIB)
 $(UNIT): $(call obj,$(TEST_SRCS) tests/unit/main.cpp) $(LIB)
 	$(CXX) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(GENTRACE): $(call obj,scripts/gentrace.cpp)
+$(GENTRACE): $(call obj,$(GENTRACE_SRCS))
 	$(CXX) $(LDFLAGS) $^ -o $@
 
 deps:

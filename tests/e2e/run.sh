@@ -3,7 +3,8 @@
 # `make e2e`): e2e-check (check_trace.cpp) and the stall report's
 # check_report.py, each given a small real-format trace, a correct output for
 # it, and outputs broken one way each, which the checker must reject for that
-# reason.
+# reason; and check_run.sh's checks of what a guest left, on a trimmed copy of
+# a real guest's results broken one way each.
 #   tests/e2e/run.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -152,6 +153,79 @@ report_case 'no scan events and nothing reclaimed' 'direct reclaim reclaimed pag
 $python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixtures/report-good.err \
   >"$tmp/log" 2>&1
 verdict 'report checker: no --report file' 'the --report file can be read' $?
+
+# The checks of a guest's results (check_run.sh): fixtures/results is a
+# trimmed copy of what a 6.1 guest left, with run1 of its runs. Those checks
+# that need neither allocwatch nor the kernel's package run here.
+# results_case NAME EXPECT SETUP run|kernel=KERNEL CHECK...: SETUP is shell
+# run in a copy of fixtures/results first.
+results_case() {
+  name=$1 expect=$2 setup=$3 what=$4
+  shift 4
+  rm -rf "$tmp/results"
+  cp -R fixtures/results "$tmp/results"
+  (cd "$tmp/results" && eval "$setup")
+  r=$tmp/results
+  case $what in
+    run) ./check_run.sh run "../../$build/allocwatch" "$check" 100 "$r/run1" "$@" ;;
+    kernel=*) ./check_run.sh kernel "../../$build/allocwatch" "$check" "${what#kernel=}" "$r" \
+      "$r/console.log" "$r" "$@" ;;
+  esac >"$tmp/log" 2>&1
+  verdict "results checker: $name" "$expect" $?
+}
+run_checks="check_graph_mode check_statuses check_restored check_no_journal"
+kernel_checks="check_console check_functions check_events check_restore_after_kill check_made_run"
+# shellcheck disable=SC2086 # the lists of checks are split into words
+{
+  results_case 'a good run' pass : run $run_checks
+  results_case 'events mode' 'allocwatch chose graph mode' \
+    "sed -i 's/graph mode/events mode/' run1/err.txt" run $run_checks
+  results_case 'allocwatch failed after SIGINT' 'allocwatch exited 0 after SIGINT' \
+    'echo 1 >run1/allocwatch.status' run $run_checks
+  results_case 'the workload did not end' 'the workload ran to its end' \
+    'rm run1/memstress.status' run $run_checks
+  results_case 'tracefs not restored' 'tracefs after the run differs from before' \
+    "sed -i '2s/nop/function_graph/' run1/tracefs.after" run $run_checks
+  results_case 'ring buffer left as allocwatch set it' \
+    "buffer_size_kb '7 (expanded: 1408)' is back as '16384'" \
+    "sed -i 's/^1410\$/16384/' run1/tracefs.after" run $run_checks
+  results_case 'ring buffer back as it was' pass \
+    "sed -i 's/^7 (expanded: 1408)\$/2048/' run1/tracefs.before
+     sed -i 's/^1410\$/2048/' run1/tracefs.after" run $run_checks
+  results_case 'ring buffer back in whole pages' pass \
+    "sed -i 's/^7 (expanded: 1408)\$/2048/' run1/tracefs.before
+     sed -i 's/^1410\$/2051/' run1/tracefs.after" run $run_checks
+  results_case 'a journal left behind' 'no journal is left behind' \
+    'echo 1061.state >run1/journals' run $run_checks
+
+  results_case 'a good kernel' pass : kernel=6.1 $kernel_checks
+  results_case 'a BUG on the console' 'no kernel BUG, Oops, panic' \
+    "echo '[   12.500000] BUG: kernel NULL pointer dereference' >>console.log" \
+    kernel=6.1 $kernel_checks
+  results_case 'a role not given its first available name' \
+    'got the first name available_filter_functions lists' \
+    "sed -i 's/^  shrink_lruvec  (/  shrink_node_memcg  (/' check.txt" kernel=6.1 $kernel_checks
+  results_case 'a name tests/e2e/expected-functions does not give' \
+    'the one tests/e2e/expected-functions gives 6.1' \
+    "sed -i 's/^__alloc_pages\$/__alloc_pages_nodemask/' available-functions
+     sed -i 's/^  __alloc_pages  (/  __alloc_pages_nodemask  (/' check.txt" kernel=6.1 $kernel_checks
+  results_case 'a kernel tests/e2e/expected-functions does not know' \
+    'has no column for kernel 9.9' : kernel=9.9 $kernel_checks
+  results_case 'an event missing' 'every event of the default profile is in' \
+    "sed -i 's|^  ok       vmscan/mm_vmscan_memcg_reclaim_end|  MISSING  vmscan/mm_vmscan_memcg_reclaim_end|' check.txt" \
+    kernel=6.1 $kernel_checks
+  results_case 'allocwatch --check failed' 'allocwatch --check -p default exits 0' \
+    'echo 2 >check.status' kernel=6.1 $kernel_checks
+  results_case 'allocwatch --restore failed' 'allocwatch --restore exits 0' \
+    'echo 1 >restore/restore.status' kernel=6.1 $kernel_checks
+  results_case 'a SIGKILLed run left no journal' 'a SIGKILLed run had changed tracefs' \
+    ': >restore/journals.killed' kernel=6.1 $kernel_checks
+  results_case 'tracefs not restored by --restore' 'tracefs after --restore differs from before' \
+    "sed -i '2s/nop/function_graph/' restore/tracefs.after" kernel=6.1 $kernel_checks
+  results_case 'a /run open to all' 'without /run, allocwatch made /run 0755' \
+    "sed -i 's|^/run/allocwatch 700 0|/run/allocwatch 755 0|' run-dir" kernel=6.1 $kernel_checks
+  results_case 'a guest with /run' pass 'echo /run exists >run-dir' kernel=6.1 $kernel_checks
+}
 
 # --forms counts each line form of a thresh-0 trace, arguments included.
 forms() { "$check" --forms "$tmp/forms" | grep -qF "forms: $1"; }

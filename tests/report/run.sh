@@ -59,7 +59,7 @@ else
   fail "late return: $(grep '"type":"reclaim"' "$tmp/out.jsonl" || cat "$tmp/err")"
 fi
 
-# --- and on generated ones (scripts/gentrace.cpp, as tests/property) ---------
+# --- and on generated ones (tests/gentrace, as tests/property) --------------
 for seed in 3 8 21; do
   for format in graph events; do
     if ! "$gentrace" --format "$format" --seed "$seed" --bytes 2M --threshold-us 20 \
