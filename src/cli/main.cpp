@@ -3,6 +3,7 @@
 #include "bind/binder.h"
 #include "bind/run_stats.h"
 #include "bind/shrinker_stats.h"
+#include "cli/attribution.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
 #include "metrics/run_metrics.h"
@@ -140,9 +141,15 @@ std::optional<PublisherOptions> metrics_options(const Options& options) {
 // the report, the timeline and the metrics after the output. Returns the
 // mode the binder used (`mode` unset: taken from the input's line format);
 // none if no trace line came.
+// What a live run learns beside the trace: each stalled task's cgroup.
+struct Attribution {
+  TaskCgroups& cgroups;
+  MemcgWatch& memcg;
+};
+
 std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
                              Sink& output, RunCounts& counts, RunReport& report, StatusLine* status,
-                             Sink* metrics) {
+                             Sink* metrics, Attribution* attribution = nullptr) {
   FanoutSink sinks;
   if (status != nullptr)
     sinks.add(*status);
@@ -150,7 +157,15 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   report.observe(sinks);
   if (metrics != nullptr)
     sinks.add(*metrics);
-  Binder binder(profile, BinderOptions{profile.threshold, mode}, sinks, counts.shrinkers,
+  std::optional<AttributingSink> attributed;
+  if (attribution != nullptr)
+    attributed.emplace(attribution->cgroups, attribution->memcg, sinks, [] {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    });
+  Binder binder(profile, BinderOptions{profile.threshold, mode},
+                attributed ? static_cast<Sink&>(*attributed) : sinks, counts.shrinkers,
                 counts.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
@@ -315,6 +330,11 @@ int trace_live(const Options& options, const Profile& profile) {
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
+  const SystemFiles files;
+  TaskCgroups cgroups(files);
+  MemcgWatch memcg(files, cgroup_mounts(files.read("/proc/self/mountinfo").value_or("")));
+  Attribution attribution{cgroups, memcg};
+  report.attribute(memcg);
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
     throw FatalError(started.error().message);
@@ -351,7 +371,7 @@ int trace_live(const Options& options, const Profile& profile) {
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
   bind_all(reader, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
-           metrics.started() ? &metrics.observer() : nullptr);
+           metrics.started() ? &metrics.observer() : nullptr, &attribution);
   sd_notify(0, "STOPPING=1");
   if (status)
     status->erase();

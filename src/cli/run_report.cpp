@@ -1,6 +1,7 @@
 #include "cli/run_report.h"
 
 #include "bind/shrinker_stats.h"
+#include "report/cgroup_report.h"
 #include "report/stall_report.h"
 #include "util/result.h"
 
@@ -29,13 +30,23 @@ RunReport::RunReport(const Options& options, const Profile& profile, bool journa
 
 void RunReport::observe(FanoutSink& sinks) {
   sinks.add(stalls_);
+  sinks.add(cgroups_);
   if (timeline_)
     sinks.add(*timeline_);
 }
 
-void RunReport::write_json(std::ostream& out) const {
-  if (json_records_)
-    write_report_json(out, stalls_);
+const std::vector<MemcgChain>& RunReport::limits() {
+  if (limits_ == nullptr)
+    limits_ = &memcg_->finish();
+  return *limits_;
+}
+
+void RunReport::write_json(std::ostream& out) {
+  if (!json_records_)
+    return;
+  write_report_json(out, stalls_);
+  if (memcg_ != nullptr)
+    write_cgroup_report_json(out, cgroups_, limits());
 }
 
 void RunReport::finish(std::ostream& err, bool err_is_terminal) {
@@ -44,11 +55,15 @@ void RunReport::finish(std::ostream& err, bool err_is_terminal) {
     if (!err_is_terminal)
       text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(err, stalls_, text);
+    if (memcg_ != nullptr)
+      write_cgroup_report_text(err, cgroups_, limits(), text.max_rows);
   }
   std::string failed;
   if (report_file_) {
     text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(report_file_->stream(), stalls_, text);
+    if (memcg_ != nullptr)
+      write_cgroup_report_text(report_file_->stream(), cgroups_, limits(), text.max_rows);
     if (Status closed = report_file_->finish(); !closed)
       failed = closed.error().message;
   }

@@ -7,8 +7,10 @@
 // before tracing starts; every write error is told at the end (exit 1).
 #pragma once
 
+#include "cgroup/memcg_watch.h"
 #include "cli/options.h"
 #include "profile/profile.h"
+#include "report/cgroup_stats.h"
 #include "report/fanout_sink.h"
 #include "report/stall_stats.h"
 #include "report/timeline_sink.h"
@@ -26,13 +28,18 @@ public:
   // `journal`: the run's output is the journal (no report records there).
   RunReport(const Options& options, const Profile& profile, bool journal);
 
-  // The run's observers of the incidents: the stall statistics, the timeline.
+  // The run's observers of the incidents: the stall statistics (by task and
+  // by cgroup), the timeline.
   void observe(FanoutSink& sinks);
   const StallStats& stalls() const { return stalls_; }
+  // A live run learns cgroups: the report then has its cgroup part, with
+  // the limits `memcg` watched (read again at the end). `memcg` must
+  // outlive this object.
+  void attribute(MemcgWatch& memcg) { memcg_ = &memcg; }
 
   // After the last line, in --format json: the report's records, after the
   // spans and shrinker totals (nothing when the journal is the output).
-  void write_json(std::ostream& out) const;
+  void write_json(std::ostream& out);
   // At the very end: the text report on `err` (text mode, not -q; its top
   // rows only when `err_is_terminal`), the report file, the timeline closed.
   // Throws FatalError naming every file that could not be written.
@@ -42,7 +49,13 @@ private:
   const Options& options_;
   const Profile& profile_;
   const bool json_records_; // the report goes out as JSON records, not text
+  // The limits' last reading, taken once, when the report is first written.
+  const std::vector<MemcgChain>& limits();
+
   StallStats stalls_;
+  CgroupStats cgroups_;
+  MemcgWatch* memcg_ = nullptr;
+  const std::vector<MemcgChain>* limits_ = nullptr;
   std::unique_ptr<OutputFile> report_file_;
   std::unique_ptr<OutputFile> timeline_file_;
   std::optional<TimelineSink> timeline_;

@@ -3,8 +3,8 @@
 #include "report/json_text.h"
 #include "report/text_table.h"
 #include "util/escape.h"
-#include "util/size.h"
 
+#include <cstdio>
 #include <ostream>
 #include <string>
 
@@ -27,8 +27,39 @@ std::string_view row_name(const CgroupRow& row) {
   return row.path;
 }
 
+// The path for a terminal: a 64-digit container id cut to docker's 12
+// (the CONTAINER column has it), the rest escaped.
+std::string short_path(std::string_view path) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  std::string text;
+  for (std::size_t i = 0; i < path.size();) {
+    std::size_t run = 0;
+    while (i + run < path.size() && hex(path[i + run]))
+      ++run;
+    if (run == 0) {
+      text += path[i++];
+      continue;
+    }
+    text += path.substr(i, run == 64 ? 12 : run);
+    i += run;
+  }
+  return escaped(text);
+}
+
+// "64.0MiB", "1.50GiB", "512KiB": a size to read, not to parse.
+std::string human_size(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= (std::uint64_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.2fGiB", static_cast<double>(bytes) / (1 << 30));
+  else if (bytes >= (1 << 20))
+    std::snprintf(text, sizeof text, "%.1fMiB", static_cast<double>(bytes) / (1 << 20));
+  else
+    std::snprintf(text, sizeof text, "%lluKiB", static_cast<unsigned long long>(bytes >> 10));
+  return text;
+}
+
 std::string limit_text(const std::optional<std::uint64_t>& limit) {
-  return limit ? format_size(*limit) : "max";
+  return limit ? human_size(*limit) : "max";
 }
 
 // "+240", the change of a counter; "gone" for a cgroup removed by the end.
@@ -64,7 +95,7 @@ void write_cgroup_report_text(std::ostream& out, const CgroupStats& stats,
         continue;
       }
       ++shown;
-      table.add({escaped(row_name(*row)), row->container.id.substr(0, 12),
+      table.add({short_path(row_name(*row)), row->container.id.substr(0, 12),
                  row->container.pod_uid.substr(0, 8), escaped(kind.name),
                  std::to_string(kind.durations.count()), ms(kind.durations.total()),
                  ms(kind.durations.max()), ms(kind.durations.percentile(99))});
@@ -83,7 +114,7 @@ void write_cgroup_report_text(std::ostream& out, const CgroupStats& stats,
       Table levels({"CGROUP", "LIMIT", "HIGH", "EVENTS_HIGH", "EVENTS_MAX", "OOM", "OOM_KILL"},
                    "lrrrrrr");
       for (const MemcgLevel& level : chain.levels)
-        levels.add({escaped(level.path), limit_text(level.first.limit),
+        levels.add({short_path(level.path), limit_text(level.first.limit),
                     limit_text(level.first.high), delta(level, &MemcgState::high_events),
                     delta(level, &MemcgState::max_events), delta(level, &MemcgState::oom),
                     delta(level, &MemcgState::oom_kill)});
@@ -91,9 +122,9 @@ void write_cgroup_report_text(std::ostream& out, const CgroupStats& stats,
     } else {
       Table levels({"CGROUP", "LIMIT", "FAILCNT", "MAX_USAGE"}, "lrrr");
       for (const MemcgLevel& level : chain.levels)
-        levels.add({escaped(level.path), limit_text(level.first.limit),
+        levels.add({short_path(level.path), limit_text(level.first.limit),
                     delta(level, &MemcgState::failcnt),
-                    level.last.readable ? format_size(level.last.max_usage) : "gone"});
+                    level.last.readable ? human_size(level.last.max_usage) : "gone"});
       levels.write(out);
     }
   }
