@@ -5,14 +5,19 @@
 namespace allocwatch {
 
 MemcgWatch::MemcgWatch(const FileReader& files, CgroupMounts mounts)
-    : files_(files), mounts_(std::move(mounts)) {}
+    : files_(&files), mounts_(std::move(mounts)) {}
+
+MemcgWatch::MemcgWatch(std::vector<MemcgChain> saved)
+    : files_(nullptr), chains_(std::move(saved)) {}
 
 MemcgState MemcgWatch::read(CgroupVersion version, const std::string& path) const {
   const std::string dir = cgroup_dir(mounts_, version, path);
-  return dir.empty() ? MemcgState{} : read_memcg(files_, dir, version);
+  return dir.empty() ? MemcgState{} : read_memcg(*files_, dir, version);
 }
 
 void MemcgWatch::note(CgroupVersion version, const std::string& path) {
+  if (files_ == nullptr)
+    return;
   const auto known = std::find_if(chains_.begin(), chains_.end(), [&](const MemcgChain& chain) {
     return chain.version == version && chain.levels.front().path == path;
   });
@@ -29,6 +34,8 @@ void MemcgWatch::note(CgroupVersion version, const std::string& path) {
 }
 
 const std::vector<MemcgChain>& MemcgWatch::finish() {
+  if (files_ == nullptr)
+    return chains_;
   for (MemcgChain& chain : chains_)
     for (MemcgLevel& level : chain.levels)
       level.last = read(chain.version, level.path);

@@ -34,6 +34,9 @@ public:
 
   // `files` must outlive this object.
   MemcgWatch(const FileReader& files, CgroupMounts mounts);
+  // The chains a live run watched, from its --save file: nothing is read,
+  // note() adds nothing, finish() gives them as they were.
+  explicit MemcgWatch(std::vector<MemcgChain> saved);
 
   // A memcg reclaim stall in cgroup `path`: the first time, its hierarchy's
   // counters are read.
@@ -46,7 +49,7 @@ public:
 private:
   MemcgState read(CgroupVersion version, const std::string& path) const;
 
-  const FileReader& files_;
+  const FileReader* files_; // null: the chains were saved
   CgroupMounts mounts_;
   std::vector<MemcgChain> chains_;
   std::uint64_t not_kept_ = 0;

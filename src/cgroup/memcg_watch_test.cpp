@@ -62,3 +62,16 @@ TEST_CASE("memcg_watch: a cgroup gone by the end, and the bound on cgroups") {
   CHECK(chains[0].levels[0].first.failcnt == 3);
   CHECK_FALSE(chains[0].levels[0].last.readable);
 }
+
+TEST_CASE("memcg_watch: saved chains are given back as they were, nothing read") {
+  MemcgState readable;
+  readable.readable = true;
+  readable.failcnt = 9;
+  MemcgWatch watch(std::vector<MemcgChain>{MemcgChain{CgroupVersion::V1, {{"/a", readable, {}}}}});
+  watch.note(CgroupVersion::V1, "/b");
+  const std::vector<MemcgChain>& chains = watch.finish();
+  REQUIRE(chains.size() == 1);
+  CHECK(chains[0].levels[0].path == "/a");
+  CHECK(chains[0].levels[0].first.failcnt == 9);
+  CHECK_FALSE(chains[0].levels[0].last.readable);
+}

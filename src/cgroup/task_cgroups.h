@@ -27,7 +27,17 @@ struct TaskCgroup {
   Container container;
 };
 
-class TaskCgroups {
+// Where an incident's cgroup comes from: /proc in a live run (TaskCgroups),
+// or the records of a live run's --save file in its replay.
+class CgroupLookup {
+public:
+  virtual ~CgroupLookup() = default;
+  // The cgroup of `pid` at `now` (a monotonic clock), or nullptr when it is
+  // unknown. The pointer is valid until the next call.
+  virtual const TaskCgroup* of(std::int32_t pid, Nanos now) = 0;
+};
+
+class TaskCgroups final : public CgroupLookup {
 public:
   static constexpr std::size_t kDefaultMaxTasks = 4096;
   static constexpr Nanos kDefaultReread = kSecond;
@@ -36,10 +46,8 @@ public:
   explicit TaskCgroups(const FileReader& files, std::string proc = "/proc",
                        std::size_t max_tasks = kDefaultMaxTasks, Nanos reread = kDefaultReread);
 
-  // The cgroup of `pid` at `now` (a monotonic clock), or nullptr when the
-  // task was gone before its cgroup could be read. The pointer is valid until
-  // the next call.
-  const TaskCgroup* of(std::int32_t pid, Nanos now);
+  // Nullptr when the task was gone before its cgroup could be read.
+  const TaskCgroup* of(std::int32_t pid, Nanos now) override;
 
   std::size_t tasks() const { return tasks_.size(); }
   std::size_t max_tasks() const { return max_tasks_; }

@@ -12,15 +12,20 @@ bool is_memcg_reclaim(std::string_view span) {
 
 } // namespace
 
-AttributingSink::AttributingSink(TaskCgroups& cgroups, MemcgWatch& memcg, Sink& next, Clock clock)
-    : cgroups_(cgroups), memcg_(memcg), next_(next), clock_(std::move(clock)) {}
+AttributingSink::AttributingSink(CgroupLookup& cgroups, MemcgWatch& memcg, Sink& next, Clock clock,
+                                 SavedCgroups* learnt)
+    : cgroups_(cgroups), memcg_(memcg), next_(next), clock_(std::move(clock)), learnt_(learnt) {}
 
 void AttributingSink::incident(const Incident& incident) {
   Incident attributed = incident;
   if (!incident.background)
     attributed.cgroup = cgroups_.of(incident.pid, clock_());
-  if (attributed.cgroup != nullptr && is_memcg_reclaim(incident.span))
-    memcg_.note(attributed.cgroup->version, attributed.cgroup->path);
+  if (attributed.cgroup != nullptr) {
+    if (is_memcg_reclaim(incident.span))
+      memcg_.note(attributed.cgroup->version, attributed.cgroup->path);
+    if (learnt_ != nullptr)
+      learnt_->tasks[incident.pid] = *attributed.cgroup;
+  }
   next_.incident(attributed);
 }
 

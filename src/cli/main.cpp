@@ -141,10 +141,13 @@ std::optional<PublisherOptions> metrics_options(const Options& options) {
 // the report, the timeline and the metrics after the output. Returns the
 // mode the binder used (`mode` unset: taken from the input's line format);
 // none if no trace line came.
-// What a live run learns beside the trace: each stalled task's cgroup.
+// Each stalled task's cgroup: learnt beside the trace by a live run, or
+// read from the records of its --save file by a replay; `learnt`, if not
+// null, keeps what was given to each pid, for a --save file.
 struct Attribution {
-  TaskCgroups& cgroups;
+  CgroupLookup& cgroups;
   MemcgWatch& memcg;
+  SavedCgroups* learnt = nullptr;
 };
 
 std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
@@ -159,11 +162,14 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
     sinks.add(*metrics);
   std::optional<AttributingSink> attributed;
   if (attribution != nullptr)
-    attributed.emplace(attribution->cgroups, attribution->memcg, sinks, [] {
-      return std::chrono::duration_cast<std::chrono::nanoseconds>(
-                 std::chrono::steady_clock::now().time_since_epoch())
-          .count();
-    });
+    attributed.emplace(
+        attribution->cgroups, attribution->memcg, sinks,
+        [] {
+          return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::steady_clock::now().time_since_epoch())
+              .count();
+        },
+        attribution->learnt);
   Binder binder(profile, BinderOptions{profile.threshold, mode},
                 attributed ? static_cast<Sink&>(*attributed) : sinks, counts.shrinkers,
                 counts.stats);
@@ -190,14 +196,28 @@ int replay(const Options& options, const Profile& profile) {
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
+  // A live run's --save file ends with the cgroups it learnt.
+  auto saved = read_saved_cgroups(fd);
+  if (!saved)
+    throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
+  std::optional<SavedCgroupLookup> saved_lookup;
+  std::optional<MemcgWatch> saved_memcg;
+  std::optional<Attribution> attribution;
+  if (saved->has_value()) {
+    saved_lookup.emplace(**saved);
+    saved_memcg.emplace((*saved)->chains);
+    attribution.emplace(Attribution{*saved_lookup, *saved_memcg});
+    report.attribute(*saved_memcg);
+  }
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
   const std::optional<PublisherOptions> publish = metrics_options(options);
-  const std::optional<Mode> mode = bind_all(reader, profile, std::nullopt, *output, counts, report,
-                                            nullptr, publish ? &metrics.observer() : nullptr);
+  const std::optional<Mode> mode =
+      bind_all(reader, profile, std::nullopt, *output, counts, report, nullptr,
+               publish ? &metrics.observer() : nullptr, attribution ? &*attribution : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
     ::close(fd);
@@ -333,7 +353,8 @@ int trace_live(const Options& options, const Profile& profile) {
   const SystemFiles files;
   TaskCgroups cgroups(files);
   MemcgWatch memcg(files, cgroup_mounts(files.read("/proc/self/mountinfo").value_or("")));
-  Attribution attribution{cgroups, memcg};
+  SavedCgroups learnt;
+  Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
   Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
   if (Status started = session.start(); !started)
@@ -378,9 +399,12 @@ int trace_live(const Options& options, const Profile& profile) {
   metrics.finish();
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
-  if (saved)
+  if (saved) {
+    learnt.chains = report.cgroup_limits();
+    saved->stream() << write_saved_cgroups(learnt);
     if (Status written = saved->finish(); !written)
       throw FatalError(written.error().message);
+  }
   report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet) {
     stats.print(std::cerr);

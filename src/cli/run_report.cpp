@@ -35,7 +35,10 @@ void RunReport::observe(FanoutSink& sinks) {
     sinks.add(*timeline_);
 }
 
-const std::vector<MemcgChain>& RunReport::limits() {
+const std::vector<MemcgChain>& RunReport::cgroup_limits() {
+  static const std::vector<MemcgChain> kNone;
+  if (memcg_ == nullptr)
+    return kNone;
   if (limits_ == nullptr)
     limits_ = &memcg_->finish();
   return *limits_;
@@ -46,7 +49,7 @@ void RunReport::write_json(std::ostream& out) {
     return;
   write_report_json(out, stalls_);
   if (memcg_ != nullptr)
-    write_cgroup_report_json(out, cgroups_, limits());
+    write_cgroup_report_json(out, cgroups_, cgroup_limits());
 }
 
 void RunReport::finish(std::ostream& err, bool err_is_terminal) {
@@ -56,14 +59,17 @@ void RunReport::finish(std::ostream& err, bool err_is_terminal) {
       text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(err, stalls_, text);
     if (memcg_ != nullptr)
-      write_cgroup_report_text(err, cgroups_, limits(), text.max_rows);
+      write_cgroup_report_text(err, cgroups_, cgroup_limits(), text.max_rows);
+    else if (stalls_.stalls() > 0)
+      err << "allocwatch: no stalls by cgroup: a replay knows cgroups only from the --save "
+             "file of a live run\n";
   }
   std::string failed;
   if (report_file_) {
     text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(report_file_->stream(), stalls_, text);
     if (memcg_ != nullptr)
-      write_cgroup_report_text(report_file_->stream(), cgroups_, limits(), text.max_rows);
+      write_cgroup_report_text(report_file_->stream(), cgroups_, cgroup_limits(), text.max_rows);
     if (Status closed = report_file_->finish(); !closed)
       failed = closed.error().message;
   }

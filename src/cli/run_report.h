@@ -36,6 +36,9 @@ public:
   // the limits `memcg` watched (read again at the end). `memcg` must
   // outlive this object.
   void attribute(MemcgWatch& memcg) { memcg_ = &memcg; }
+  // The limits' last reading, taken once (the first call, or the report's
+  // first writing); empty when the run learnt no cgroups.
+  const std::vector<MemcgChain>& cgroup_limits();
 
   // After the last line, in --format json: the report's records, after the
   // spans and shrinker totals (nothing when the journal is the output).
@@ -49,9 +52,6 @@ private:
   const Options& options_;
   const Profile& profile_;
   const bool json_records_; // the report goes out as JSON records, not text
-  // The limits' last reading, taken once, when the report is first written.
-  const std::vector<MemcgChain>& limits();
-
   StallStats stalls_;
   CgroupStats cgroups_;
   MemcgWatch* memcg_ = nullptr;
