@@ -25,3 +25,12 @@ read_in_cgroup() {
   dd if="$data" iflag=nocache count=0 status=none
   sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
 }
+# CGROUP: kills what runs in it and in the cgroups below it, then removes
+# them all, deepest first.
+remove_cgroup_tree() {
+  local dir
+  find "$1" -depth -mindepth 1 -type d | while read -r dir; do
+    remove_cgroup "$dir"
+  done
+  remove_cgroup "$1"
+}

@@ -131,7 +131,7 @@ cleanup() {
   "$bin" --restore >/dev/null 2>&1
   put_back_prior
   for cg in "$cgroups"/allocwatch-test-$$-*; do
-    [ -d "$cg" ] && remove_cgroup "$cg"
+    [ -d "$cg" ] && remove_cgroup_tree "$cg"
   done
   rm -rf "$data" "$files" "$tmp"
 }
@@ -399,6 +399,8 @@ else
   cat -v "$tmp/err" | head -n 5
 fi
 check_restored "status line"
+
+. tests/live/attribution.sh
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
 state >"$tmp/prior-state"
