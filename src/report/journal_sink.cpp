@@ -1,14 +1,12 @@
 #include "report/journal_sink.h"
 
 #include "bind/shrinker_stats.h"
-#include "report/journal_fields.h"
-#include "report/json_sink.h"
+#include "report/trace_records.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <ostream>
-#include <sstream>
 #include <sys/stat.h>
 // Without it, every entry would name this file and line (CODE_FILE=...).
 #define SD_JOURNAL_SUPPRESS_LOCATION
@@ -63,17 +61,6 @@ std::string short_ms(Nanos ns) {
   return ms.substr(0, ms.size() - 3) + " ms";
 }
 
-// Each line of `text`, without its newline.
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const std::size_t newline = text.find('\n');
-    lines.push_back(text.substr(0, newline));
-    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-  }
-  return lines;
-}
-
 } // namespace
 
 bool stdout_is_journal() {
@@ -116,59 +103,39 @@ std::string journal_message(const Incident& incident) {
 JournalSink::JournalSink(std::ostream& fallback, std::ostream& messages, Send send)
     : fallback_(fallback), messages_(messages), send_(send ? std::move(send) : send_to_journald) {}
 
-std::string JournalSink::take_records() {
-  std::string text = records_.str();
-  records_.str({});
-  return text;
-}
-
 void JournalSink::incident(const Incident& incident) {
-  json_.incident(incident);
-  const std::string record = take_records();
-  send(lines_of(record).front(), journal_message(incident), priority(incident), kStallId);
+  span_record(incident, record_);
+  send(journal_message(incident), priority(incident), kStallId);
 }
 
-void JournalSink::passthrough(std::string_view line, Nanos at) {
-  json_.passthrough(line, at);
-  const std::string record = take_records();
-  send(lines_of(record).front(), "the kernel lost events: " + std::string(line), 4, kLostId);
+void JournalSink::passthrough(std::string_view line, Nanos) {
+  lost_record(line, record_);
+  send("the kernel lost events: " + std::string(line), 4, kLostId);
 }
 
 void JournalSink::finish(const ShrinkerStats& shrinkers) {
-  json_.finish(shrinkers);
-  // JsonSink writes one record per shrinker function, in summary()'s order.
-  const std::vector<ShrinkerSummary> summary = shrinkers.summary();
-  const std::string text = take_records();
-  const std::vector<std::string_view> lines = lines_of(text);
-  for (std::size_t i = 0; i < lines.size() && i < summary.size(); ++i) {
-    const ShrinkerTotals& t = summary[i].totals;
-    send(lines[i],
-         "shrinker " + std::string(summary[i].symbol) + ": " + short_ms(t.total) + " in " +
+  for (const ShrinkerSummary& shrinker : shrinkers.summary()) {
+    shrinker_record(shrinker, record_);
+    const ShrinkerTotals& t = shrinker.totals;
+    send("shrinker " + std::string(shrinker.symbol) + ": " + short_ms(t.total) + " in " +
              std::to_string(t.calls) + " calls, the longest " + short_ms(t.max),
          6, kShrinkerId);
   }
   fallback_.flush();
 }
 
-void JournalSink::send(std::string_view record, const std::string& message, int priority,
-                       std::string_view message_id) {
+void JournalSink::send(const std::string& message, int priority, std::string_view message_id) {
   std::vector<std::string> fields = {
       "MESSAGE=" + message,
       "PRIORITY=" + std::to_string(priority),
       "MESSAGE_ID=" + std::string(message_id),
       "SYSLOG_IDENTIFIER=allocwatch",
   };
-  auto parsed = journal_fields(record);
-  if (!parsed) {
-    // JsonSink wrote it: a failure here is a bug; keep the record anyway.
-    messages_ << "allocwatch: " << parsed.error().message << "\n";
-    fallback_ << record << '\n';
-    return;
-  }
+  journal_fields(record_, fields_, event_fields_);
   // The own fields above have no newline: two iovecs each.
-  if (2 * fields.size() + iovecs_of(*parsed) > kMaxEntryIovecs)
-    *parsed = repeats_joined(*parsed);
-  for (const JournalField& field : *parsed)
+  if (2 * fields.size() + iovecs_of(fields_) > kMaxEntryIovecs)
+    fields_ = repeats_joined(fields_);
+  for (const JournalField& field : fields_)
     fields.push_back(field.name + "=" + field.value);
   std::vector<iovec> iov;
   iov.reserve(fields.size());
@@ -178,7 +145,7 @@ void JournalSink::send(std::string_view record, const std::string& message, int 
     if (failed_++ == 0)
       messages_ << "allocwatch: cannot write to the journal (" << std::strerror(-error)
                 << "): incidents go to standard output as JSON Lines instead\n";
-    fallback_ << record << '\n';
+    fallback_json_.write_line(fallback_, record_);
     return;
   }
   ++sent_;

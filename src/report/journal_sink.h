@@ -2,7 +2,8 @@
 // when allocwatch runs as a systemd service whose output is the journal.
 //
 // Each entry holds every field of the record `--format json` writes for it
-// (journal_fields.h: NAME, KIND, PID, COMM, DURATION_NS, LINES, ...), plus
+// (trace_records.h, as journal_fields.h names them: NAME, PID, COMM,
+// DURATION_NS, LINES, ...), plus
 //   MESSAGE            one line: "memcg reclaim stall of 12.345 ms in cat-4242 (memcg_reclaim)"
 //   PRIORITY           by severity: see priority()
 //   MESSAGE_ID         one per record type, for journalctl MESSAGE_ID=...
@@ -13,14 +14,16 @@
 #pragma once
 
 #include "bind/incident.h"
-#include "report/json_sink.h"
+#include "report/journal_fields.h"
+#include "report/json_text.h"
+#include "report/record_value.h"
 
 #include <functional>
 #include <iosfwd>
 #include <span>
-#include <sstream>
 #include <string>
 #include <sys/uio.h>
+#include <vector>
 
 namespace allocwatch {
 
@@ -56,15 +59,13 @@ public:
   std::uint64_t failed() const { return failed_; }
 
 private:
-  // One entry: the fields of `record` (one JSON line of JsonSink) and the
-  // journal's own.
-  void send(std::string_view record, const std::string& message, int priority,
-            std::string_view message_id);
-  // What JsonSink wrote for the last call, and the buffer emptied.
-  std::string take_records();
+  // One entry: the fields of record_ and the journal's own.
+  void send(const std::string& message, int priority, std::string_view message_id);
 
-  std::ostringstream records_;
-  JsonSink json_{records_}; // the records of --format json, turned into entries
+  RecordValue record_; // the record of the entry being sent
+  std::vector<JournalField> fields_;
+  std::vector<EventField> event_fields_;
+  JsonWriter fallback_json_;
   std::ostream& fallback_;
   std::ostream& messages_;
   Send send_;

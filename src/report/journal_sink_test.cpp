@@ -1,4 +1,5 @@
 #include "bind/shrinker_stats.h"
+#include "hand_incident.h"
 #include "report/journal_sink.h"
 
 #include <cerrno>
@@ -41,8 +42,10 @@ const std::string_view kLines[] = {
     "cat-4242 [001] ..... 10.012445: mm_vmscan_memcg_reclaim_end: nr_reclaimed=32"};
 
 Incident stall(Nanos duration, bool background = false, std::string_view kind = "memcg reclaim") {
-  return Incident{"memcg_reclaim",           kind,  background, 4242, "cat", 10'000'100'000,
-                  10'000'100'000 + duration, kLines};
+  static std::vector<Tracepoint> tracepoints;
+  return with_tracepoints(Incident{"memcg_reclaim", kind, background, 4242, "cat", 10'000'100'000,
+                                   10'000'100'000 + duration, kLines},
+                          tracepoints);
 }
 
 } // namespace
@@ -63,6 +66,11 @@ TEST_CASE("journal: a stall is one entry: the JSON record's fields, a summary, a
     CHECK(has(e, field));
   CHECK(has(e, "LINES=" + std::string(kLines[0])));
   CHECK(has(e, "LINES=" + std::string(kLines[1])));
+  for (const char* field :
+       {"TRACEPOINTS_EVENT=mm_vmscan_memcg_reclaim_begin", "TRACEPOINTS_TS_NS=10000100000",
+        "TRACEPOINTS_FIELDS_ORDER=0", "TRACEPOINTS_FIELDS_GFP_FLAGS=GFP_KERNEL",
+        "TRACEPOINTS_EVENT=mm_vmscan_memcg_reclaim_end", "TRACEPOINTS_FIELDS_NR_RECLAIMED=32"})
+    CHECK(has(e, field));
   CHECK(fallback.str().empty());
   CHECK(messages.str().empty());
   CHECK(sink.sent() == 1);
@@ -79,6 +87,8 @@ TEST_CASE("journal: a stall of many lines is still one entry: each repeated fiel
   const std::vector<std::string_view> lines(texts.begin(), texts.end());
   Incident incident = stall(12'345'000);
   incident.lines = lines;
+  std::vector<Tracepoint> tracepoints;
+  incident = with_tracepoints(incident, tracepoints);
   Journal journal;
   std::ostringstream fallback, messages;
   JournalSink sink(fallback, messages, journal.sender());
@@ -101,6 +111,11 @@ TEST_CASE("journal: a stall of many lines is still one entry: each repeated fiel
     all_lines += text + "\n";
   all_lines.pop_back();
   CHECK(has(e, all_lines));
+  std::string all_scanned = "TRACEPOINTS_FIELDS_NR_SCANNED=";
+  for (int i = 0; i < 600; ++i)
+    all_scanned += std::to_string(i) + "\n";
+  all_scanned.pop_back();
+  CHECK(has(e, all_scanned));
   CHECK(has(e, "PID=4242"));
   CHECK(fallback.str().empty());
   CHECK(messages.str().empty());

@@ -1,4 +1,5 @@
 #include "bind/shrinker_stats.h"
+#include "hand_incident.h"
 #include "report/json_sink.h"
 
 #include <doctest/doctest.h>
@@ -15,8 +16,10 @@ TEST_CASE("json: a span is one object with its lines, escaped") {
       "  16.466577 |   1)   memhog-170   |               |  /* mm_vmscan_direct_reclaim_begin: "
       "order=0 gfp_flags=GFP_KERNEL */",
       "a \"quoted\" \\ back\tslash\x01"};
-  sink.incident(Incident{"try_to_free_pages", "direct reclaim", false, 170, "memhog-",
-                         16'466'558'000, 16'516'484'000, lines});
+  std::vector<Tracepoint> tracepoints;
+  sink.incident(with_tracepoints(Incident{"try_to_free_pages", "direct reclaim", false, 170,
+                                          "memhog-", 16'466'558'000, 16'516'484'000, lines},
+                                 tracepoints));
   CHECK(out.str() ==
         "{\"type\":\"span\",\"name\":\"try_to_free_pages\",\"pid\":170,\"comm\":\"memhog-\","
         "\"start_ns\":16466558000,\"end_ns\":16516484000,\"duration_ns\":49926000,\"lines\":["
@@ -38,8 +41,10 @@ TEST_CASE("json: tracepoint fields are numbers or escaped strings, in either lin
       "00000000ce7941b5: nid: 0 objects to shrink -3 gfp_flags GFP_KERNEL",
       "  cat-27508 [001] ..... 3946.345500: mm_x: odd=\"q\"\x1b[31m pfn=0x10",
       "  cat-27508 [001] ..... 3946.345805: mm_vmscan_memcg_reclaim_end: nr_reclaimed=978"};
-  sink.incident(Incident{"memcg_reclaim", "memcg reclaim", false, 27508, "cat", 3946345293000,
-                         3946345805000, lines});
+  std::vector<Tracepoint> tracepoints;
+  sink.incident(with_tracepoints(Incident{"memcg_reclaim", "memcg reclaim", false, 27508, "cat",
+                                          3946345293000, 3946345805000, lines},
+                                 tracepoints));
   const std::string text = out.str();
   const std::size_t at = text.find("\"tracepoints\":");
   REQUIRE(at != std::string::npos);

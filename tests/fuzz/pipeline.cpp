@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FanoutSink sinks;
   sinks.add(text_sink);
   sinks.add(json_sink);
-  // The journal sink parses each JSON record back into journal fields
+  // The journal sink makes a string of every field of each entry
   // (report/journal_fields.h), which costs more than all the rest: one
   // input in four.
   if ((data[1] & 0xc0) == 0)

@@ -1,0 +1,41 @@
+// The records of the structured trace outputs (--format json, the journal),
+// as values (report/record_value.h), built here once for every output that
+// writes them:
+//
+//   {"type":"span","name":"try_to_free_pages","pid":170,"comm":"memhog-",
+//    "start_ns":16466558000,"end_ns":16516484000,"duration_ns":49926000,
+//    "lines":["...", "..."],
+//    "tracepoints":[{"event":"mm_vmscan_direct_reclaim_begin","ts_ns":16466577000,
+//                    "fields":{"order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE"}}, ...]}
+//   {"type":"lost","line":"CPU:0 [LOST 600 EVENTS]"}
+//   {"type":"shrinker","symbol":"super_cache_scan","total_ns":8455000,
+//    "max_ns":466000,"calls":40,"instances":[{"instance":"00000000ce7941b5",
+//    "total_ns":1200000,"max_ns":400000,"calls":12}, ...]}
+//
+// "lines" and "line" are the trace's lines as the kernel printed them (what
+// TextSink writes, straight from the Incident). "tracepoints" are the span's tracepoint lines (the
+// ones it claimed, and a pair's own begin and end) with their fields; lines that print none (graph
+// returns) are left out. Times are integer nanoseconds; -1 where the trace had none.
+#pragma once
+
+#include "bind/incident.h"
+#include "bind/shrinker_stats.h"
+#include "report/record_value.h"
+
+#include <span>
+#include <string_view>
+
+namespace allocwatch {
+
+// Each record is built into `record`, cleared first; its views point into
+// the argument.
+void span_record(const Incident& incident, RecordValue& record);
+void lost_record(std::string_view line, RecordValue& record);
+void shrinker_record(const ShrinkerSummary& shrinker, RecordValue& record);
+
+// The tracepoints, as the list `name` of objects {"event","ts_ns","fields"}
+// (those without a name are left out), added to `record`.
+void add_tracepoints(std::string_view name, std::span<const Tracepoint> tracepoints,
+                     RecordValue& record);
+
+} // namespace allocwatch
