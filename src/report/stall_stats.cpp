@@ -16,7 +16,7 @@ constexpr std::uint64_t kSweepEvery = 4096;
 
 // `text`'s hash with `words` mixed in (boost's hash_combine, 64-bit).
 std::uint64_t hash_with(std::string_view text, std::initializer_list<std::uint64_t> words) {
-  std::uint64_t h = std::hash<std::string_view>{}(text);
+  std::uint64_t h = StringHash{}(text);
   for (const std::uint64_t word : words)
     h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
   return h;
@@ -41,8 +41,11 @@ template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kin
   return row;
 }
 
-std::uint64_t non_negative(std::optional<std::int64_t> value) {
-  return value && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
+// The value of a key=value field, if it is a positive number; else 0.
+std::uint64_t positive_field(std::string_view fields, std::string_view key) {
+  const std::optional<std::string_view> value = key_value_field(fields, key);
+  const std::optional<std::int64_t> number = value ? parse_integer(*value) : std::nullopt;
+  return number && *number > 0 ? static_cast<std::uint64_t>(*number) : 0;
 }
 
 } // namespace
@@ -67,26 +70,30 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     if (figures.any())
       lines_.push_back({first, last, figures});
   };
+  events_.clear();
+  for (const Tracepoint& point : points)
+    events_.push_back(point.name.empty() ? nullptr : known_event(point.name));
+  const auto role = [this](std::size_t i) {
+    return events_[i] != nullptr ? events_[i]->role : EventRole::None;
+  };
   // A shrinker pair prints its start and end: the span is the call, and its
   // times are the span's. Within other spans, starts and ends pair by
   // instance, with their own times.
-  const bool shrinker_pair = event_role(points.back().name) == EventRole::ShrinkSlabEnd;
-  if (shrinker_pair &&
-      (points.size() == 1 || event_role(points.front().name) == EventRole::ShrinkSlabStart))
+  const bool shrinker_pair = role(points.size() - 1) == EventRole::ShrinkSlabEnd;
+  if (shrinker_pair && (points.size() == 1 || role(0) == EventRole::ShrinkSlabStart))
     add(incident.start, incident.end, {0, incident.end - incident.start});
   open_shrinks_.clear();
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const std::string_view name = points[i].name;
-    const std::string_view fields = points[i].fields;
-    const Nanos ts = points[i].ts;
-    const KnownEvent* const event = known_event(name);
+    const KnownEvent* const event = events_[i];
     if (event == nullptr)
       continue;
+    const std::string_view fields = points[i].fields;
+    const Nanos ts = points[i].ts;
     switch (event->role) {
     case EventRole::None:
       break;
     case EventRole::LruShrinkInactive:
-      add(ts, ts, {non_negative(event_field_number(name, fields, event->pages_key)), 0});
+      add(ts, ts, {positive_field(fields, event->pages_key), 0});
       break;
     case EventRole::ShrinkSlabStart:
     case EventRole::ShrinkSlabEnd: {
@@ -108,15 +115,16 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     }
     case EventRole::ReclaimEnd:
       facts.reclaim = true;
-      facts.pages_reclaimed += non_negative(event_field_number(name, fields, event->pages_key));
+      facts.pages_reclaimed += positive_field(fields, event->pages_key);
       break;
     case EventRole::ReclaimBegin:
     case EventRole::CompactPages: // the stall's order and flags
       facts.reclaim = facts.reclaim || event->role == EventRole::ReclaimBegin;
       if (facts.order)
         break;
-      facts.order = event_field_number(name, fields, event->order_key);
-      facts.gfp_flags = event_field(name, fields, event->gfp_key).value_or("");
+      if (const auto order = key_value_field(fields, event->order_key))
+        facts.order = parse_integer(*order);
+      facts.gfp_flags = key_value_field(fields, event->gfp_key).value_or("");
       break;
     }
   }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "bind/incident.h"
+#include "kernel/vocabulary.h"
 #include "report/latency.h"
 #include "util/flat_map.h"
 
@@ -186,7 +187,12 @@ private:
     std::string_view comm;
     std::string_view kind;
     std::string_view span;
-    bool operator==(const RowKey&) const = default;
+    // The names are interned: one address each.
+    bool operator==(const RowKey& other) const {
+      return pid == other.pid && this->other == other.other && background == other.background &&
+             kind.data() == other.kind.data() && span.data() == other.span.data() &&
+             comm == other.comm;
+    }
     static RowKey of(const StallRow& row) {
       return {row.pid, row.other, row.background, row.comm, row.kind, row.span};
     }
@@ -248,8 +254,9 @@ private:
     std::string_view instance;
     Nanos ts;
   };
-  std::vector<OpenShrink> open_shrinks_; // reused from span to span
-  std::vector<HeldFigures> lines_;       // read_lines' figures, line by line, reused
+  std::vector<OpenShrink> open_shrinks_;  // reused from span to span
+  std::vector<HeldFigures> lines_;        // read_lines' figures, line by line, reused
+  std::vector<const KnownEvent*> events_; // read_lines' table entries, line by line, reused
 };
 
 } // namespace allocwatch

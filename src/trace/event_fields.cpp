@@ -141,6 +141,10 @@ std::optional<std::string_view> event_field(std::string_view event, std::string_
         return field.value;
     return std::nullopt;
   }
+  return key_value_field(fields, key);
+}
+
+std::optional<std::string_view> key_value_field(std::string_view fields, std::string_view key) {
   // One pass over the words up to the first "key=" at a word's start: the
   // report reads fields the kernel prints near the start ("nid=0
   // nr_scanned=32 ..."), for the LRU and reclaim lines of every slow call. A
