@@ -6,6 +6,7 @@
 #include "report/text_sink.h"
 #include "report/timeline_sink.h"
 #include "trace/parser.h"
+#include "tracepoints.h"
 
 #include <cstdio>
 #include <doctest/doctest.h>
@@ -994,7 +995,8 @@ TEST_CASE("each incident's tracepoints are its lines' own, parsed once") {
       json_given.incident(incident);
       timeline_given.incident(incident);
       Incident lines_only = incident;
-      lines_only.tracepoints = {};
+      const std::vector<Tracepoint> reparsed = tracepoints_of_lines(incident.lines);
+      lines_only.tracepoints = reparsed;
       reread.incident(lines_only);
       timeline_reread.incident(lines_only);
     }

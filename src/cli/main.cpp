@@ -99,10 +99,15 @@ Profile load_profile(const Options& options) {
                        2);
     profile->threshold = *options.threshold;
   }
-  if (!options.quiet)
-    for (const std::string& warning : profile->warnings)
-      std::cerr << "allocwatch: " << warning << "\n";
   return std::move(*profile);
+}
+
+// The loader's doubts (events allocwatch's table lacks), for a run that asks
+// no kernel: a live run asks the kernel's available_events instead.
+void say_profile_doubts(const Options& options, const Profile& profile) {
+  if (!options.quiet)
+    for (const std::string& warning : profile.warnings)
+      std::cerr << "allocwatch: " << warning << "\n";
 }
 
 // A watch whose stdout is the journal (a systemd service) sends each
@@ -305,11 +310,13 @@ int trace_live(const Options& options, const Profile& profile) {
   std::ostream* messages = options.quiet ? nullptr : &std::cerr;
   // --check where no kernel can be asked checks the profile alone.
   if (options.check && ::geteuid() != 0) {
+    say_profile_doubts(options, profile);
     print_profile_alone(profile, "reading tracefs needs root", std::cout);
     return 0;
   }
   if (options.check && !options.tracefs_dir)
     if (Result<std::string> found = find_tracefs(messages); !found) {
+      say_profile_doubts(options, profile);
       print_profile_alone(profile, found.error().message, std::cout);
       return 0;
     }
@@ -447,8 +454,10 @@ int run(const Options& options) {
     return 0;
   }
   const Profile profile = load_profile(options);
-  if (options.input)
+  if (options.input) {
+    say_profile_doubts(options, profile);
     return replay(options, profile);
+  }
   return trace_live(options, profile);
 }
 

@@ -1,6 +1,6 @@
 #include "profile/loader.h"
 
-#include "profile/known_events.h"
+#include "kernel/vocabulary.h"
 #include "profile/nearest.h"
 #include "util/escape.h"
 #include "util/read_limit.h"
@@ -39,12 +39,8 @@ constexpr std::string_view kProfileKeys[] = {
 constexpr std::string_view kBindingKeys[] = {"functions", "events"};
 constexpr std::string_view kPairKeys[] = {"name", "begin", "end", "claims", "shrinker", "modes"};
 constexpr std::string_view kStallKeys[] = {"kind", "functions", "pairs"};
-// A task's comm is at most 15 bytes (TASK_COMM_LEN); a kind is a short label.
-constexpr std::size_t kMaxCommBytes = 15;
+// A kind is a short label.
 constexpr std::size_t kMaxKindBytes = 40;
-constexpr std::string_view kEventSystems[] = {"vmscan", "compaction"};
-constexpr std::string_view kShrinkerBegin = "mm_shrink_slab_start";
-constexpr std::string_view kShrinkerEnd = "mm_shrink_slab_end";
 
 // Profile text in messages: escaped, so that no byte of it drives the terminal.
 std::string in_quotes(std::string_view text) {
@@ -554,8 +550,7 @@ private:
     }
     const std::string system = text.substr(0, slash);
     const std::string name = text.substr(slash + 1);
-    if (std::find(std::begin(kEventSystems), std::end(kEventSystems), system) ==
-        std::end(kEventSystems))
+    if (!is_known_event_system(system))
       return fail(event.mark, "unknown event system " + in_quotes(system) +
                                   ": profiles name vmscan and compaction events");
     if (!is_identifier(name))
@@ -781,10 +776,12 @@ private:
       if (!read_shrinker(*shrinker, pair.shrinker))
         return false;
       // Only these two events print the shrinker instance the pairing needs.
-      if (pair.shrinker && (pair.begin != kShrinkerBegin || pair.end != kShrinkerEnd))
+      const std::string_view begin = event_of_role(EventRole::ShrinkSlabStart).name;
+      const std::string_view end = event_of_role(EventRole::ShrinkSlabEnd).name;
+      if (pair.shrinker && (pair.begin != begin || pair.end != end))
         return fail(shrinker->value.Mark(), "a shrinker pair must begin with " +
-                                                std::string(kShrinkerBegin) + " and end with " +
-                                                std::string(kShrinkerEnd));
+                                                std::string(begin) + " and end with " +
+                                                std::string(end));
     }
     if (const Entry* modes = find(fields, "modes")) {
       if (!read_modes(*modes, pair.modes))
@@ -897,10 +894,10 @@ private:
       return false;
     profile_.background.clear();
     for (const Named& name : names) {
-      if (name.text.size() > kMaxCommBytes)
+      if (name.text.size() > kTaskCommBytes)
         return fail(name.mark, "background task " + in_quotes(name.text) +
                                    " is longer than a task name can be (" +
-                                   std::to_string(kMaxCommBytes) + " bytes)");
+                                   std::to_string(kTaskCommBytes) + " bytes)");
       profile_.background.push_back(name.text);
     }
     return true;

@@ -1,4 +1,4 @@
-#include "profile/known_events.h"
+#include "kernel/vocabulary.h"
 #include "profile/loader.h"
 
 #include <algorithm>

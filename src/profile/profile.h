@@ -91,9 +91,11 @@ struct Profile {
   std::vector<StallKind> stalls;
   // Tasks whose stalls are background work, reported apart: comm prefixes.
   std::vector<std::string> background = {"kswapd", "kcompactd"};
-  // What the loader accepted but doubts, "FILE:LINE:COL: warning: ...": an
-  // event no kernel allocwatch knows has (a newer kernel may; the running
-  // kernel's available_events decides when tracing).
+  // What the loader accepted but doubts by allocwatch's own table alone,
+  // "FILE:LINE:COL: warning: ...": an event kernel/vocabulary.h does not
+  // list (a newer kernel may have it). Said where no kernel is asked (a
+  // replay, --check without tracefs); a live run asks the running kernel's
+  // available_events instead, which refuses what it lacks.
   std::vector<std::string> warnings;
 };
 

@@ -1,11 +1,8 @@
 #include "profile/stalls.h"
 
-namespace allocwatch {
+#include "kernel/vocabulary.h"
 
-namespace {
-// function_graph prints at most this many bytes of a comm.
-constexpr std::size_t kGraphCommBytes = 7;
-} // namespace
+namespace allocwatch {
 
 bool is_background_comm(std::span<const std::string> background, std::string_view comm) {
   for (std::string_view name : background) {

@@ -1,4 +1,5 @@
 #include "report/stall_report.h"
+#include "tracepoints.h"
 
 #include <doctest/doctest.h>
 #include <sstream>
@@ -16,7 +17,8 @@ void feed(StallStats& stats, std::string_view span, std::string_view kind, std::
           std::string_view comm, Nanos start, Nanos end, std::vector<std::string> lines = {"x"},
           bool background = false) {
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  stats.incident(Incident{span, kind, background, pid, comm, start, end, views});
+  const std::vector<Tracepoint> tracepoints = tracepoints_of_lines(views);
+  stats.incident(Incident{span, kind, background, pid, comm, start, end, views, tracepoints});
 }
 
 std::string text(const StallStats& stats, std::size_t max_rows = ReportTextOptions{}.max_rows) {

@@ -1,7 +1,9 @@
 #include "report/stall_stats.h"
 
+#include "kernel/vocabulary.h"
+#include "trace/event_fields.h"
+
 #include <algorithm>
-#include <cstring>
 #include <initializer_list>
 #include <tuple>
 
@@ -12,84 +14,9 @@ namespace {
 // Held figures are swept for age every this many incidents.
 constexpr std::uint64_t kSweepEvery = 4096;
 
-// The tracepoints the report reads.
-enum class ReportEvent : std::uint8_t {
-  None,
-  LruShrinkInactive, // mm_vmscan_lru_shrink_inactive: pages scanned
-  ShrinkSlabStart,   // mm_shrink_slab_start/end: shrinker time
-  ShrinkSlabEnd,
-  ReclaimBegin,      // mm_vmscan_*_reclaim_begin: a reclaim, its order and flags
-  ReclaimEnd,        // mm_vmscan_*_reclaim_end: a reclaim, its pages reclaimed
-  TryToCompactPages, // mm_compaction_try_to_compact_pages: order and flags
-};
-
-ReportEvent report_event(std::string_view name) {
-  if (!name.starts_with("mm_") || name.size() < 4)
-    return ReportEvent::None;
-  switch (name[3]) {
-  case 'v':
-    if (name == "mm_vmscan_lru_shrink_inactive")
-      return ReportEvent::LruShrinkInactive;
-    if (!name.starts_with("mm_vmscan_"))
-      return ReportEvent::None;
-    if (name.ends_with("_reclaim_begin"))
-      return ReportEvent::ReclaimBegin;
-    return name.ends_with("_reclaim_end") ? ReportEvent::ReclaimEnd : ReportEvent::None;
-  case 's':
-    if (name == "mm_shrink_slab_start")
-      return ReportEvent::ShrinkSlabStart;
-    return name == "mm_shrink_slab_end" ? ReportEvent::ShrinkSlabEnd : ReportEvent::None;
-  case 'c':
-    return name == "mm_compaction_try_to_compact_pages" ? ReportEvent::TryToCompactPages
-                                                        : ReportEvent::None;
-  default:
-    return ReportEvent::None;
-  }
-}
-
-// event_field() for the fields the report reads, which the kernel prints as
-// "key=value" words near the start ("nid=0 nr_scanned=32 ..."): the same
-// answer from one pass over the bytes up to the key, where event_field()
-// searches every occurrence of the key's first letter (memchr, memcmp) and
-// then splits the value off: this runs for every LRU line of every slow
-// reclaim. A '(' before the value (values in parentheses may hold spaces
-// and '=') leaves it to event_field().
-std::optional<std::string_view> leading_field(std::string_view event, std::string_view fields,
-                                              std::string_view key) {
-  const std::size_t size = fields.size();
-  std::size_t at = 0; // at a word's start: 0, or after a space
-  while (at < size) {
-    const std::size_t equals = at + key.size();
-    if (equals < size && fields[equals] == '=' &&
-        std::memcmp(fields.data() + at, key.data(), key.size()) == 0) {
-      if (equals + 1 < size && fields[equals + 1] == '(')
-        return event_field(event, fields, key);
-      std::size_t end = equals + 1;
-      while (end < size && fields[end] != ' ')
-        ++end;
-      std::string_view value = fields.substr(equals + 1, end - equals - 1);
-      if (value.ends_with(','))
-        value.remove_suffix(1);
-      return value;
-    }
-    for (; at < size && fields[at] != ' '; ++at)
-      if (fields[at] == '(')
-        return event_field(event, fields, key);
-    while (at < size && fields[at] == ' ')
-      ++at;
-  }
-  return std::nullopt; // no key, and no '(' that could hide one
-}
-
-std::optional<std::int64_t> leading_field_number(std::string_view event, std::string_view fields,
-                                                 std::string_view key) {
-  const std::optional<std::string_view> value = leading_field(event, fields, key);
-  return value ? parse_integer(*value) : std::nullopt;
-}
-
 // `text`'s hash with `words` mixed in (boost's hash_combine, 64-bit).
 std::uint64_t hash_with(std::string_view text, std::initializer_list<std::uint64_t> words) {
-  std::uint64_t h = std::hash<std::string_view>{}(text);
+  std::uint64_t h = StringHash{}(text);
   for (const std::uint64_t word : words)
     h ^= word + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
   return h;
@@ -99,21 +26,10 @@ std::uint64_t address_of(std::string_view interned) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(interned.data()));
 }
 
-// A row's key, hashed: who (pid, comm; or the "other tasks" of a kind), what
-// (interned names: their addresses tell them apart).
-std::uint64_t row_hash(std::int32_t pid, bool other, bool background, std::string_view comm,
-                       std::string_view kind, std::string_view span) {
-  return hash_with(comm, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 2 |
-                              (other ? 2u : 0u) | (background ? 1u : 0u),
-                          address_of(kind), address_of(span)});
-}
-
-// An order row's key, hashed: the kind (interned: its address), the order,
-// and the flags' bytes.
-std::uint64_t order_hash(bool other, std::string_view kind, std::int64_t order,
-                         std::string_view gfp) {
-  return hash_with(gfp,
-                   {static_cast<std::uint64_t>(order) << 1 | (other ? 1u : 0u), address_of(kind)});
+// A hash of 64 bits as a FlatMap wants it: its high bits, mixed (a row's
+// hash combines words whose low bits are alike: pids, aligned addresses).
+std::size_t spread(std::uint64_t hash) {
+  return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 32);
 }
 
 template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kind) {
@@ -125,8 +41,11 @@ template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kin
   return row;
 }
 
-std::uint64_t non_negative(std::optional<std::int64_t> value) {
-  return value && *value > 0 ? static_cast<std::uint64_t>(*value) : 0;
+// The value of a key=value field, if it is a positive number; else 0.
+std::uint64_t positive_field(std::string_view fields, std::string_view key) {
+  const std::optional<std::string_view> value = key_value_field(fields, key);
+  const std::optional<std::int64_t> number = value ? parse_integer(*value) : std::nullopt;
+  return number && *number > 0 ? static_cast<std::uint64_t>(*number) : 0;
 }
 
 } // namespace
@@ -143,38 +62,45 @@ StallStats::StallStats(Limits limits) : limits_(limits) {
 
 void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
   lines_.clear();
-  if (incident.lines.empty())
+  const std::span<const Tracepoint> points = incident.tracepoints;
+  if (points.empty())
     return;
-  const std::span<const Tracepoint> points = tracepoints_of(incident, parsed_);
   const auto add = [&](Nanos first, Nanos last, Figures figures) {
     facts.figures.add(figures);
     if (figures.any())
       lines_.push_back({first, last, figures});
   };
+  events_.clear();
+  for (const Tracepoint& point : points)
+    events_.push_back(point.name.empty() ? nullptr : known_event(point.name));
+  const auto role = [this](std::size_t i) {
+    return events_[i] != nullptr ? events_[i]->role : EventRole::None;
+  };
   // A shrinker pair prints its start and end: the span is the call, and its
   // times are the span's. Within other spans, starts and ends pair by
   // instance, with their own times.
-  const bool shrinker_pair = points.back().name == "mm_shrink_slab_end";
-  if (shrinker_pair && (points.size() == 1 || points.front().name == "mm_shrink_slab_start"))
+  const bool shrinker_pair = role(points.size() - 1) == EventRole::ShrinkSlabEnd;
+  if (shrinker_pair && (points.size() == 1 || role(0) == EventRole::ShrinkSlabStart))
     add(incident.start, incident.end, {0, incident.end - incident.start});
   open_shrinks_.clear();
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const std::string_view name = points[i].name;
+    const KnownEvent* const event = events_[i];
+    if (event == nullptr)
+      continue;
     const std::string_view fields = points[i].fields;
     const Nanos ts = points[i].ts;
-    const ReportEvent event = report_event(name);
-    switch (event) {
-    case ReportEvent::None:
+    switch (event->role) {
+    case EventRole::None:
       break;
-    case ReportEvent::LruShrinkInactive:
-      add(ts, ts, {non_negative(leading_field_number(name, fields, "nr_scanned")), 0});
+    case EventRole::LruShrinkInactive:
+      add(ts, ts, {positive_field(fields, event->pages_key), 0});
       break;
-    case ReportEvent::ShrinkSlabStart:
-    case ReportEvent::ShrinkSlabEnd: {
+    case EventRole::ShrinkSlabStart:
+    case EventRole::ShrinkSlabEnd: {
       if (shrinker_pair && (i == 0 || i + 1 == points.size()))
         break; // the span itself, counted above
       const std::string_view instance = parse_shrinker_id(fields).instance;
-      if (event == ReportEvent::ShrinkSlabStart) {
+      if (event->role == EventRole::ShrinkSlabStart) {
         open_shrinks_.push_back({instance, ts});
         break;
       }
@@ -187,21 +113,18 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
       open_shrinks_.erase(std::next(start).base());
       break;
     }
-    case ReportEvent::ReclaimEnd:
+    case EventRole::ReclaimEnd:
       facts.reclaim = true;
-      facts.pages_reclaimed += non_negative(leading_field_number(name, fields, "nr_reclaimed"));
+      facts.pages_reclaimed += positive_field(fields, event->pages_key);
       break;
-    case ReportEvent::ReclaimBegin:
-    case ReportEvent::TryToCompactPages: // the stall's order and flags
-      facts.reclaim = facts.reclaim || event == ReportEvent::ReclaimBegin;
+    case EventRole::ReclaimBegin:
+    case EventRole::CompactPages: // the stall's order and flags
+      facts.reclaim = facts.reclaim || event->role == EventRole::ReclaimBegin;
       if (facts.order)
         break;
-      facts.order = leading_field_number(name, fields, "order");
-      // try_to_compact_pages prints gfp_mask
-      if (const auto flags = leading_field(name, fields, "gfp_flags"))
-        facts.gfp_flags = *flags;
-      else
-        facts.gfp_flags = leading_field(name, fields, "gfp_mask").value_or("");
+      if (const auto order = key_value_field(fields, event->order_key))
+        facts.order = parse_integer(*order);
+      facts.gfp_flags = key_value_field(fields, event->gfp_key).value_or("");
       break;
     }
   }
@@ -221,82 +144,43 @@ std::string_view StallStats::intern(std::string_view name) {
   return cached;
 }
 
-std::size_t StallStats::find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
-                                 std::string_view comm, std::string_view kind,
-                                 std::string_view span) const {
-  const std::size_t found = row_index_.find(hash, [&](std::size_t index) {
-    const StallRow& row = rows_[index];
-    return row.pid == pid && row.other == other && row.background == background &&
-           row.kind.data() == kind.data() && row.span.data() == span.data() && row.comm == comm;
-  });
-  return found == HashIndex::kNone ? rows_.size() : found;
+std::size_t StallStats::RowKeyHash::operator()(const RowKey& key) const {
+  return spread(
+      hash_with(key.comm, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
+                               (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
+                           address_of(key.kind), address_of(key.span)}));
 }
 
-void StallStats::HashIndex::insert(std::uint64_t hash, std::size_t index) {
-  if ((size_ + 1) * 2 > slots_.size()) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
-    size_ = 0;
-    for (const Slot& slot : old)
-      if (slot.index != kEmpty)
-        insert(slot.hash, slot.index);
-  }
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = home(hash);
-  while (slots_[i].index != kEmpty)
-    i = (i + 1) & mask;
-  slots_[i] = Slot{hash, static_cast<std::uint32_t>(index)};
-  ++size_;
-}
-
-void StallStats::HashIndex::erase(std::uint64_t hash, std::size_t index) {
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t hole = home(hash);
-  while (slots_[hole].index != index) // it is there: the probe ends at it
-    hole = (hole + 1) & mask;
-  // The entries after the hole in its run move back into it when their
-  // probe starts at or before it.
-  for (std::size_t i = (hole + 1) & mask; slots_[i].index != kEmpty; i = (i + 1) & mask) {
-    const std::size_t start = home(slots_[i].hash);
-    // Whether `start` lies cyclically in (hole, i]: then the entry stays.
-    const bool stays = hole < i ? (start > hole && start <= i) : (start > hole || start <= i);
-    if (!stays) {
-      slots_[hole] = slots_[i];
-      hole = i;
-    }
-  }
-  slots_[hole] = Slot{};
-  --size_;
+std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
+  return spread(
+      hash_with(key.gfp_flags, {static_cast<std::uint64_t>(key.order) << 1 | (key.other ? 1u : 0u),
+                                address_of(key.kind)}));
 }
 
 StallRow& StallStats::row_for(const Incident& incident) {
-  const std::string_view kind = intern(incident.kind);
-  const std::string_view span = intern(incident.span);
-  const std::uint64_t hash =
-      row_hash(incident.pid, false, incident.background, incident.comm, kind, span);
-  if (const std::size_t found =
-          find_row(hash, incident.pid, false, incident.background, incident.comm, kind, span);
-      found < rows_.size())
-    return rows_[found];
+  const RowKey key{incident.pid,          false,
+                   incident.background,   incident.comm,
+                   intern(incident.kind), intern(incident.span)};
+  if (StallRow* const found = row_index_.find(key))
+    return *found;
   if (task_rows_ >= limits_.task_rows)
     fold_smallest_rows();
-  std::size_t slot = rows_.size();
+  StallRow* row = nullptr;
   if (free_rows_.empty()) {
-    rows_.emplace_back();
+    row = &rows_.emplace_back();
   } else {
-    slot = free_rows_.back();
+    row = free_rows_.back();
     free_rows_.pop_back();
   }
-  StallRow& row = rows_[slot];
-  row.pid = incident.pid;
-  row.comm.assign(incident.comm);
-  row.kind = kind;
-  row.span = span;
-  row.background = incident.background;
-  row.other = false;
-  row_index_.insert(hash, slot);
+  row->pid = key.pid;
+  row->comm.assign(key.comm);
+  row->kind = key.kind;
+  row->span = key.span;
+  row->background = key.background;
+  row->other = false;
+  row_index_.insert(RowKey::of(*row), row);
   ++task_rows_;
-  return row;
+  return *row;
 }
 
 // Folds the task rows with the smallest totals (an eighth of the table) into
@@ -307,32 +191,27 @@ void StallStats::fold_smallest_rows() {
   // The rows' sizes side by side, so that the selection reads no row.
   std::vector<FoldKey>& tasks = scratch_keys_; // reused: folds come often with many tasks
   tasks.clear();
-  for (std::size_t i = 0; i < rows_.size(); ++i)
-    if (!rows_[i].other && rows_[i].durations.count() > 0)
-      tasks.push_back({rows_[i].durations.total(), rows_[i].durations.count(), i});
+  for (StallRow& row : rows_)
+    if (!row.other && row.durations.count() > 0)
+      tasks.push_back({row.durations.total(), row.durations.count(), &row});
   const std::size_t batch = std::clamp<std::size_t>(limits_.task_rows / 8, 1, tasks.size());
   std::nth_element(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(batch - 1),
                    tasks.end(), [](const FoldKey& a, const FoldKey& b) {
                      return std::pair(a.total, a.count) < std::pair(b.total, b.count);
                    });
   for (std::size_t n = 0; n < batch; ++n) {
-    const std::size_t slot = tasks[n].row;
-    StallRow& folded = rows_[slot];
-    row_index_.erase(
-        row_hash(folded.pid, false, folded.background, folded.comm, folded.kind, folded.span),
-        slot);
-    const std::uint64_t other_hash =
-        row_hash(-1, true, folded.background, {}, folded.kind, folded.span);
-    std::size_t other =
-        find_row(other_hash, -1, true, folded.background, {}, folded.kind, folded.span);
-    if (other == rows_.size()) {
-      rows_.push_back(StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
-      row_index_.insert(other_hash, other);
+    StallRow& folded = *tasks[n].row;
+    row_index_.erase(RowKey::of(folded));
+    const RowKey other_key{-1, true, folded.background, {}, folded.kind, folded.span};
+    StallRow* into = row_index_.find(other_key);
+    if (into == nullptr) {
+      into = &rows_.emplace_back(
+          StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
+      row_index_.insert(other_key, into);
     }
-    StallRow& into = rows_[other]; // rows_ may have grown: no reference to `folded` below
-    into.durations.merge(rows_[slot].durations);
-    rows_[slot] = StallRow{};
-    free_rows_.push_back(slot);
+    into->durations.merge(folded.durations);
+    folded = StallRow{};
+    free_rows_.push_back(&folded);
     --task_rows_;
     ++folded_rows_;
   }
@@ -341,29 +220,21 @@ void StallStats::fold_smallest_rows() {
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
                            Nanos duration) {
   kind = intern(kind);
-  const std::uint64_t hash = order_hash(false, kind, order, gfp);
-  std::size_t found = order_index_.find(hash, [&](std::size_t index) {
-    const OrderRow& row = orders_[index];
-    return !row.other && row.order == order && row.kind == kind && row.gfp_flags == gfp;
-  });
-  if (found == HashIndex::kNone) {
+  OrderRow* row = order_index_.find(OrderKey{false, kind, order, gfp});
+  if (row == nullptr) {
     const bool full = order_index_.size() >= limits_.order_rows;
-    const std::uint64_t folded_hash = order_hash(true, kind, 0, {});
+    const OrderKey folded_key{true, kind, 0, {}};
     if (full) // new combinations go to the kind's folded row
-      found = order_index_.find(folded_hash, [&](std::size_t index) {
-        return orders_[index].other && orders_[index].kind == kind;
-      });
-    if (found == HashIndex::kNone) {
-      found = orders_.size();
-      orders_.push_back(OrderRow{std::string(kind), full ? 0 : order,
-                                 full ? std::string() : std::string(gfp), full, 0, 0, 0});
-      order_index_.insert(full ? folded_hash : hash, found);
+      row = order_index_.find(folded_key);
+    if (row == nullptr) {
+      row = &orders_.emplace_back(OrderRow{std::string(kind), full ? 0 : order,
+                                           full ? std::string() : std::string(gfp), full, 0, 0, 0});
+      order_index_.insert(full ? folded_key : OrderKey{false, kind, order, row->gfp_flags}, row);
     }
   }
-  OrderRow& row = orders_[found];
-  ++row.count;
-  row.total += duration;
-  row.max = std::max(row.max, duration);
+  ++row->count;
+  row->total += duration;
+  row->max = std::max(row->max, duration);
 }
 
 namespace {

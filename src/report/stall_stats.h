@@ -16,12 +16,13 @@
 #pragma once
 
 #include "bind/incident.h"
+#include "kernel/vocabulary.h"
 #include "report/latency.h"
-#include "trace/event_fields.h"
 #include "util/flat_map.h"
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -161,8 +162,6 @@ private:
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
   std::string_view intern(std::string_view name);
-  std::size_t find_row(std::uint64_t hash, std::int32_t pid, bool other, bool background,
-                       std::string_view comm, std::string_view kind, std::string_view span) const;
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
   HeldFigures take_held(const Incident& incident);
@@ -179,62 +178,61 @@ private:
     }
   };
 
-  // Indexes into a vector (rows_, orders_) by a hash of what they hold,
-  // which the caller checks: open addressing, linear probing, never more
-  // than half full, so that a lookup is a hash and mostly one probe however
-  // many tasks come and go; a removal moves the rest of its run back (no
-  // tombstones).
-  class HashIndex {
-  public:
-    static constexpr std::size_t kNone = SIZE_MAX;
-    // The first index of this hash for which matches(index) holds, or kNone.
-    template <class Matches> std::size_t find(std::uint64_t hash, Matches matches) const {
-      if (slots_.empty())
-        return kNone;
-      const std::size_t mask = slots_.size() - 1;
-      for (std::size_t i = home(hash); slots_[i].index != kEmpty; i = (i + 1) & mask)
-        if (slots_[i].hash == hash && matches(slots_[i].index))
-          return slots_[i].index;
-      return kNone;
+  // A task row's key: who (pid, comm; or the "other tasks" of a kind), what
+  // (interned names). Its comm is the row's own: rows stay put in rows_.
+  struct RowKey {
+    std::int32_t pid;
+    bool other;
+    bool background;
+    std::string_view comm;
+    std::string_view kind;
+    std::string_view span;
+    // The names are interned: one address each.
+    bool operator==(const RowKey& other) const {
+      return pid == other.pid && this->other == other.other && background == other.background &&
+             kind.data() == other.kind.data() && span.data() == other.span.data() &&
+             comm == other.comm;
     }
-    void insert(std::uint64_t hash, std::size_t index);
-    void erase(std::uint64_t hash, std::size_t index); // inserted with that hash
-    std::size_t size() const { return size_; }
-
-  private:
-    static constexpr std::uint32_t kEmpty = UINT32_MAX;
-    struct Slot {
-      std::uint64_t hash = 0;
-      std::uint32_t index = kEmpty;
-    };
-    // Where the probe of a hash starts: its high bits, mixed (a row's hash
-    // combines words whose low bits are alike: pids, aligned addresses).
-    std::size_t home(std::uint64_t hash) const {
-      return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (slots_.size() - 1);
+    static RowKey of(const StallRow& row) {
+      return {row.pid, row.other, row.background, row.comm, row.kind, row.span};
     }
-    std::vector<Slot> slots_; // size a power of two, or 0
-    std::size_t size_ = 0;
+  };
+  struct RowKeyHash {
+    std::size_t operator()(const RowKey& key) const;
+  };
+  // An order row's key: the kind (interned), the order, the flags (the
+  // row's own).
+  struct OrderKey {
+    bool other;
+    std::string_view kind;
+    std::int64_t order;
+    std::string_view gfp_flags;
+    bool operator==(const OrderKey&) const = default;
+  };
+  struct OrderKeyHash {
+    std::size_t operator()(const OrderKey& key) const;
   };
 
   Limits limits_;
-  std::vector<StallRow> rows_;
-  // Rows by a hash of their key, checked field by field: no key to build or
-  // allocate when thousands of tasks come and go.
-  HashIndex row_index_;
+  // A deque: rows stay put, so that the index can point at them and their
+  // comms, with no key to build or allocate when thousands of tasks come
+  // and go.
+  std::deque<StallRow> rows_;
+  FlatMap<RowKey, StallRow*, RowKeyHash> row_index_;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
   std::array<std::string_view, 64> recent_names_; // a cache of names_, by address
   std::size_t task_rows_ = 0;
-  std::vector<std::size_t> free_rows_; // slots of folded rows, for new ones
+  std::vector<StallRow*> free_rows_; // slots of folded rows, for new ones
   struct FoldKey {
     Nanos total;
     std::uint64_t count;
-    std::size_t row;
+    StallRow* row;
   };
   std::vector<FoldKey> scratch_keys_; // fold_smallest_rows' list, reused
   std::vector<Nanos> scratch_ends_;   // sweep_held's list, reused
-  std::vector<OrderRow> orders_;
-  HashIndex order_index_; // as row_index_
+  std::deque<OrderRow> orders_;       // as rows_
+  FlatMap<OrderKey, OrderRow*, OrderKeyHash> order_index_;
   std::vector<ReclaimTotals> reclaim_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
@@ -256,9 +254,9 @@ private:
     std::string_view instance;
     Nanos ts;
   };
-  std::vector<OpenShrink> open_shrinks_; // reused from span to span
-  std::vector<Tracepoint> parsed_;       // an incident's tracepoints if it gave none
-  std::vector<HeldFigures> lines_;       // read_lines' figures, line by line, reused
+  std::vector<OpenShrink> open_shrinks_;  // reused from span to span
+  std::vector<HeldFigures> lines_;        // read_lines' figures, line by line, reused
+  std::vector<const KnownEvent*> events_; // read_lines' table entries, line by line, reused
 };
 
 } // namespace allocwatch

@@ -1,4 +1,5 @@
 #include "report/stall_stats.h"
+#include "tracepoints.h"
 
 #include <algorithm>
 #include <doctest/doctest.h>
@@ -24,7 +25,8 @@ struct Feed {
             Nanos start, Nanos end, std::vector<std::string> lines = {"} /* x */"},
             bool background = false) {
     std::vector<std::string_view> views(lines.begin(), lines.end());
-    stats.incident(Incident{span, kind, background, pid, comm, start, end, views});
+    const std::vector<Tracepoint> tracepoints = tracepoints_of_lines(views);
+    stats.incident(Incident{span, kind, background, pid, comm, start, end, views, tracepoints});
   }
 };
 
@@ -436,23 +438,4 @@ TEST_CASE("stall stats: thousands of tasks coming back find their rows through e
   // Every row made was kept or folded: a row is made only for a new key.
   CHECK(f.stats.folded_rows() > 0);
   CHECK(f.stats.folded_rows() + task_rows <= stalls);
-}
-
-TEST_CASE("stall stats: a field is read as event_field() reads it, whatever the layout") {
-  for (const std::string fields :
-       {"nid=0 nr_scanned=32 nr_reclaimed=1", "nr_scanned=7", "  nr_scanned=8,  x=1",
-        "xnr_scanned=1 nr_scanned=9", "nr_scanned_total=4 nr_scanned=5",
-        "range=(0x1 nr_scanned=77) nr_scanned=6", "nid=0 nr_scanned=(12)", "nid=0", "nr_scanned= 3",
-        "nr_scanned=-4", "nid=0 nr_scanned=99999999999999999999"}) {
-    CAPTURE(fields);
-    Feed f;
-    f.span("try_to_free_pages", "direct reclaim", 1, "a", 0, 2 * ms,
-           {event(1, 0, "mm_vmscan_direct_reclaim_begin", "order=0 gfp_flags=GFP_KERNEL"),
-            event(1, 1 * ms, "mm_vmscan_lru_shrink_inactive", fields),
-            return_line("try_to_free_pages")});
-    const auto expected = event_field_number("mm_vmscan_lru_shrink_inactive", fields, "nr_scanned");
-    REQUIRE(f.stats.reclaim().size() == 1);
-    CHECK(f.stats.reclaim()[0].pages_scanned ==
-          (expected && *expected > 0 ? static_cast<std::uint64_t>(*expected) : 0));
-  }
 }

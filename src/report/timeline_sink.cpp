@@ -1,5 +1,6 @@
 #include "report/timeline_sink.h"
 
+#include "kernel/vocabulary.h"
 #include "report/json_text.h"
 
 #include <algorithm>
@@ -113,10 +114,11 @@ void TimelineSink::read_shrink_calls(std::span<const Tracepoint> tracepoints,
     const Tracepoint& tracepoint = tracepoints[i];
     if (tracepoint.name.empty() || tracepoint.ts < 0)
       continue;
-    if (tracepoint.name == "mm_shrink_slab_start") {
+    const EventRole role = event_role(tracepoint.name);
+    if (role == EventRole::ShrinkSlabStart) {
       const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
       shrink_calls_.push_back({i, kNoLine, tracepoint.ts, -1, id.symbol, id.instance});
-    } else if (tracepoint.name == "mm_shrink_slab_end") {
+    } else if (role == EventRole::ShrinkSlabEnd) {
       const ShrinkerId id = parse_shrinker_id(tracepoint.fields);
       const auto start =
           std::find_if(shrink_calls_.rbegin(), shrink_calls_.rend(),
@@ -167,7 +169,7 @@ void TimelineSink::incident(const Incident& incident) {
       task = empty ? placed_.erase(task) : std::next(task);
     }
   }
-  const std::span<const Tracepoint> tracepoints = tracepoints_of(incident, parsed_);
+  const std::span<const Tracepoint> tracepoints = incident.tracepoints;
   read_shrink_calls(tracepoints, incident);
   const ShrinkCall* own = nullptr; // the span is this shrinker call
   Nanos start = incident.start;

@@ -102,7 +102,6 @@ private:
   std::unordered_map<std::int32_t, std::vector<std::vector<Placed>>> placed_;
   std::vector<EventField> fields_;
   std::vector<ShrinkCall> shrink_calls_;
-  std::vector<Tracepoint> parsed_; // an incident's tracepoints if it gave none
   std::string name_;
 };
 

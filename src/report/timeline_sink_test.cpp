@@ -1,5 +1,6 @@
 #include "bind/shrinker_stats.h"
 #include "report/timeline_sink.h"
+#include "tracepoints.h"
 
 #include <doctest/doctest.h>
 #include <sstream>
@@ -20,7 +21,8 @@ struct Timeline {
   void span(std::string_view span, std::string_view kind, std::int32_t pid, std::string_view comm,
             Nanos start, Nanos end, std::vector<std::string> lines = {"} /* x */"}) {
     std::vector<std::string_view> views(lines.begin(), lines.end());
-    sink.incident(Incident{span, kind, false, pid, comm, start, end, views});
+    const std::vector<Tracepoint> tracepoints = tracepoints_of_lines(views);
+    sink.incident(Incident{span, kind, false, pid, comm, start, end, views, tracepoints});
   }
   std::string finished() {
     sink.finish(ShrinkerStats{});

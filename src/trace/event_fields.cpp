@@ -1,37 +1,18 @@
 #include "trace/event_fields.h"
 
-#include <array>
+#include "kernel/vocabulary.h"
+
 #include <limits>
 
 namespace allocwatch {
 
 namespace {
 
+// The events that print "%pS %p:" and phrases rather than key=value words.
 bool is_shrink_slab(std::string_view event) {
-  return event == "mm_shrink_slab_start" || event == "mm_shrink_slab_end";
+  const EventRole role = event_role(event);
+  return role == EventRole::ShrinkSlabStart || role == EventRole::ShrinkSlabEnd;
 }
-
-// The phrases mm_shrink_slab_start/end print before their values (every
-// kernel since 4.x; pgs_scanned and lru_pgs before 4.16), by the name of the
-// tracepoint's field each prints.
-struct Phrase {
-  std::string_view text;
-  std::string_view key;
-};
-constexpr std::array<Phrase, 12> kShrinkSlabPhrases = {{
-    {"nid:", "nid"},
-    {"objects to shrink", "nr_objects_to_shrink"},
-    {"gfp_flags", "gfp_flags"},
-    {"pgs_scanned", "pgs_scanned"},
-    {"lru_pgs", "lru_pgs"},
-    {"cache items", "cache_items"},
-    {"delta", "delta"},
-    {"total_scan", "total_scan"},
-    {"priority", "priority"},
-    {"unused scan count", "unused_scan"},
-    {"new scan count", "new_scan"},
-    {"last shrinker return val", "retval"},
-}};
 
 std::size_t skip_spaces(std::string_view text, std::size_t at) {
   while (at < text.size() && text[at] == ' ')
@@ -65,8 +46,8 @@ void parse_shrink_slab(std::string_view fields, std::vector<EventField>& out) {
   std::size_t at = skip_spaces(fields, colon + 1);
   while (at < fields.size()) {
     const std::string_view rest = fields.substr(at);
-    const Phrase* matched = nullptr;
-    for (const Phrase& phrase : kShrinkSlabPhrases)
+    const ShrinkSlabPhrase* matched = nullptr;
+    for (const ShrinkSlabPhrase& phrase : shrink_slab_phrases())
       if (rest.starts_with(phrase.text) &&
           (rest.size() == phrase.text.size() || rest[phrase.text.size()] == ' ')) {
         matched = &phrase;
@@ -160,32 +141,43 @@ std::optional<std::string_view> event_field(std::string_view event, std::string_
         return field.value;
     return std::nullopt;
   }
-  // The first "key=" at a word's start is the field, unless a value in
-  // parentheses comes before it (it may hold spaces and '='): a search
-  // (memchr, memcmp) where the general walk splits every word, for the LRU
-  // and reclaim lines of every slow call.
-  for (std::size_t at = fields.find(key); at != std::string_view::npos;
-       at = fields.find(key, at + 1)) {
+  return key_value_field(fields, key);
+}
+
+std::optional<std::string_view> key_value_field(std::string_view fields, std::string_view key) {
+  // One pass over the words up to the first "key=" at a word's start: the
+  // report reads fields the kernel prints near the start ("nid=0
+  // nr_scanned=32 ..."), for the LRU and reclaim lines of every slow call. A
+  // '(' before the value (a value in parentheses may hold spaces and '=')
+  // leaves it to the general walk.
+  const auto walk = [&] {
+    std::optional<std::string_view> found;
+    for_each_key_value(fields, [&](std::string_view k, std::string_view value) {
+      if (k != key)
+        return true;
+      found = value;
+      return false;
+    });
+    return found;
+  };
+  const std::size_t size = fields.size();
+  std::size_t at = 0; // at a word's start: 0, or after a space
+  while (at < size) {
     const std::size_t equals = at + key.size();
-    if ((at > 0 && fields[at - 1] != ' ') || equals >= fields.size() || fields[equals] != '=')
-      continue;
-    if (fields.substr(0, equals + 2).find('(') != std::string_view::npos)
-      break; // its value, or one before it, is in parentheses: walk
-    std::string_view value = word_at(fields, equals + 1);
-    if (value.ends_with(','))
-      value.remove_suffix(1);
-    return value;
+    if (equals < size && fields[equals] == '=' && fields.compare(at, key.size(), key) == 0) {
+      if (equals + 1 < size && fields[equals + 1] == '(')
+        return walk();
+      std::string_view value = word_at(fields, equals + 1);
+      if (value.ends_with(','))
+        value.remove_suffix(1);
+      return value;
+    }
+    for (; at < size && fields[at] != ' '; ++at)
+      if (fields[at] == '(')
+        return walk();
+    at = skip_spaces(fields, at);
   }
-  if (fields.find('(') == std::string_view::npos)
-    return std::nullopt;
-  std::optional<std::string_view> found;
-  for_each_key_value(fields, [&](std::string_view k, std::string_view value) {
-    if (k != key)
-      return true;
-    found = value;
-    return false;
-  });
-  return found;
+  return std::nullopt; // no key, and no '(' that could hide one
 }
 
 std::optional<std::int64_t> event_field_number(std::string_view event, std::string_view fields,

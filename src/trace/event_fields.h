@@ -60,6 +60,10 @@ std::optional<std::string_view> event_field(std::string_view event, std::string_
                                             std::string_view key);
 std::optional<std::int64_t> event_field_number(std::string_view event, std::string_view fields,
                                                std::string_view key);
+// event_field() of a line whose event prints key=value words (as every
+// event whose fields the kernel table names does): the event need not be
+// looked up.
+std::optional<std::string_view> key_value_field(std::string_view fields, std::string_view key);
 
 // A decimal integer, optionally negative, with no other byte.
 std::optional<std::int64_t> parse_integer(std::string_view text);

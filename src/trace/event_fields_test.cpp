@@ -163,3 +163,20 @@ TEST_CASE("event_field: only a whole key at a word's start, with or without pare
     }
   }
 }
+
+TEST_CASE("event_field: the first field of its key, as parse_event_fields reads it, any layout") {
+  for (const std::string_view fields :
+       {"nid=0 nr_scanned=32 nr_reclaimed=1", "nr_scanned=7", "  nr_scanned=8,  x=1",
+        "xnr_scanned=1 nr_scanned=9", "nr_scanned_total=4 nr_scanned=5",
+        "range=(0x1 nr_scanned=77) nr_scanned=6", "nid=0 nr_scanned=(12)", "nid=0", "nr_scanned= 3",
+        "nr_scanned=-4", "nid=0 nr_scanned=99999999999999999999"}) {
+    CAPTURE(fields);
+    std::vector<EventField> all;
+    parse_event_fields("e", fields, all);
+    std::optional<std::string_view> first;
+    for (const EventField& field : all)
+      if (!first && field.key == "nr_scanned")
+        first = field.value;
+    CHECK(event_field("e", fields, "nr_scanned") == first);
+  }
+}

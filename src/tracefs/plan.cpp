@@ -1,5 +1,6 @@
 #include "tracefs/plan.h"
 
+#include "kernel/vocabulary.h"
 #include "profile/nearest.h"
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
@@ -101,6 +102,32 @@ std::string missing_event(const Profile& profile, const EventSpec& spec,
          (nearest_there.empty() ? "; nor is any " + spec.system + " event"
                                 : "; nearest there: " + nearest_there) +
          ")";
+}
+
+// The fields the stall report reads of `spec` (the kernel table's keys) that
+// this kernel's events/SYSTEM/NAME/format does not print ("order=" in its
+// print fmt); none when it prints them all, when the table reads none of
+// the event, or when the format cannot be read (the table then stands).
+std::vector<std::string> unprinted_fields(tracefs_instance* top, const EventSpec& spec) {
+  const KnownEvent* known = known_event(spec.name);
+  if (known == nullptr || known->system != spec.system)
+    return {};
+  Result<std::string> format =
+      read_tracefs_file(top, "events/" + spec.system + "/" + spec.name + "/format");
+  if (!format)
+    return {};
+  // print fmt: "order=%d gfp_flags=%s", REC->order, ...: the quoted part.
+  const std::string_view text = *format;
+  const std::size_t open = text.find("print fmt: \"");
+  if (open == std::string_view::npos)
+    return {};
+  const std::size_t start = open + std::string_view("print fmt: \"").size();
+  const std::string_view printed = text.substr(start, text.find('"', start) - start);
+  std::vector<std::string> lacking;
+  for (const std::string_view key : {known->order_key, known->gfp_key, known->pages_key})
+    if (!key.empty() && printed.find(std::string(key) + "=") == std::string_view::npos)
+      lacking.push_back(std::string(key) + "=");
+  return lacking;
 }
 
 struct ModeChoice {
@@ -281,6 +308,13 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
                                            join({missing.begin() + 1, missing.end()}, ", ")};
   if (plan.events.empty() && plan.mode == Mode::Events)
     return Error{"profile '" + profile.name + "' lists no events, and events mode needs some"};
+  // What an event prints is the running kernel's to say.
+  for (const EventSpec& spec : profile.events)
+    if (const std::vector<std::string> lacking = unprinted_fields(top->get(), spec);
+        !lacking.empty())
+      warn("event '" + spec.system + "/" + spec.name + "' prints no " + join(lacking, ", ") +
+           " on this kernel (events/" + spec.system + "/" + spec.name +
+           "/format): the stall report goes without it");
 
   if (threshold % kMicro != 0)
     warn("threshold " + format_duration(threshold) +

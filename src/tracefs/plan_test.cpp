@@ -160,6 +160,32 @@ TEST_CASE("plan: an event the kernel lacks is refused, with the kernel's nearest
   CHECK(nothing.error().message == "profile 'fake' lists no events, and events mode needs some");
 }
 
+TEST_CASE("plan: an event whose format lacks a field the report reads is warned of") {
+  FakeTracefs fake;
+  Profile profile = fake_profile();
+  profile.functions = {{{"try_to_free_pages"}, {}}};
+  profile.events = {{"vmscan", "mm_vmscan_direct_reclaim_begin", {}},
+                    {"vmscan", "mm_vmscan_direct_reclaim_end", {}},
+                    {"vmscan", "mm_shrink_slab_start", {}}};
+  // No format files: the table stands, nothing said.
+  Result<Plan> plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE(plan.ok());
+  CHECK(plan->warnings.empty());
+
+  fake.write("events/vmscan/mm_vmscan_direct_reclaim_begin/format",
+             "name: mm_vmscan_direct_reclaim_begin\nID: 1\nformat:\n\tfield:int order;\n\n"
+             "print fmt: \"order=%d flags=%s\", REC->order, REC->gfp_flags\n");
+  fake.write("events/vmscan/mm_vmscan_direct_reclaim_end/format",
+             "print fmt: \"nr_reclaimed=%lu\", REC->nr_reclaimed\n");
+  plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->warnings.size() == 1);
+  CHECK(plan->warnings[0] ==
+        "event 'vmscan/mm_vmscan_direct_reclaim_begin' prints no gfp_flags= on this kernel "
+        "(events/vmscan/mm_vmscan_direct_reclaim_begin/format): the stall report goes without "
+        "it");
+}
+
 TEST_CASE("plan: refusing a missing event changes nothing") {
   FakeTracefs fake;
   const auto before = fake.state();

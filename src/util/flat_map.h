@@ -45,6 +45,29 @@ public:
     return *slot.value;
   }
 
+  // Removes `key`'s entry, if any. The entries after it in its run move back
+  // where their probe would find them (no tombstones), so that lookups stay
+  // short however many keys come and go.
+  void erase(const Key& key) {
+    if (slots_.empty())
+      return;
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t hole = slot_of(key);
+    if (slots_[hole].value == nullptr)
+      return;
+    for (std::size_t i = (hole + 1) & mask; slots_[i].value != nullptr; i = (i + 1) & mask) {
+      const std::size_t home = Hash{}(slots_[i].key) & mask;
+      // An entry whose probe starts cyclically in (hole, i] stays.
+      const bool stays = hole < i ? (home > hole && home <= i) : (home > hole || home <= i);
+      if (!stays) {
+        slots_[hole] = std::move(slots_[i]);
+        hole = i;
+      }
+    }
+    slots_[hole] = Slot{};
+    --size_;
+  }
+
   // Calls visit(value) for every value, in no particular order.
   template <class Visit> void for_each(Visit visit) const {
     for (const Slot& slot : slots_)

@@ -65,3 +65,34 @@ TEST_CASE("FlatMap: for_each visits every value once, forgetting none") {
   }
   CHECK(table.size() == values.size());
 }
+
+namespace {
+// Every key to one of three slots at the end of the array (of 128 slots for
+// 40 keys): runs wrap around, and erase must move the rest of a run back.
+struct CollidingHash {
+  std::size_t operator()(std::int32_t key) const { return static_cast<std::size_t>(key % 3) + 125; }
+};
+} // namespace
+
+TEST_CASE("FlatMap: erase removes one key and keeps every other findable") {
+  std::map<std::int32_t, int> values;
+  for (std::int32_t key = 0; key < 40; ++key)
+    values[key] = key;
+  FlatMap<std::int32_t, int*, CollidingHash> table;
+  for (auto& [key, value] : values)
+    table.insert(key, &value);
+  for (std::int32_t key : {0, 17, 39, 5, 6, 7, 1000}) {
+    table.erase(key);
+    values.erase(key);
+    CHECK(table.find(key) == nullptr);
+    CHECK(table.size() == values.size());
+    for (auto& [kept, value] : values) {
+      CAPTURE(kept);
+      CHECK(table.find(kept) == &value);
+    }
+  }
+  int again = -1;
+  table.insert(17, &again);
+  CHECK(table.find(17) == &again);
+  CHECK(table.size() == values.size() + 1);
+}

@@ -76,6 +76,24 @@ if "$build/allocwatch" --help 2>&1 | grep -q -- '--check'; then
       expect_run "$profile: live --check refuses" 1 "does not exist on this kernel (it is not in available_events; nearest there: '" "$err" $?
     fi
   done
+  # A kernel that has the event allocwatch's table lacks decides: no doubt.
+  if [ "$(id -u)" = 0 ]; then
+    fake=$(mktemp -d)
+    echo nop >"$fake/available_tracers"
+    printf 'vmscan:mm_vmscan_direct_reclaim_begin\nvmscan:lru_gen_aging_walk\n' >"$fake/available_events"
+    profile=tests/profiles/warn/02-event-of-a-newer-kernel.yaml
+    err=$("$build/allocwatch" --check --tracefs "$fake" -p "$profile" 2>&1)
+    status=$?
+    if [ "$status" = 0 ] && ! printf '%s\n' "$err" | grep -q 'not one allocwatch knows' &&
+      printf '%s\n' "$err" | grep -q 'ok  *vmscan/lru_gen_aging_walk'; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL $profile: --check on a kernel with the event: exit $status, output:"
+      printf '%s\n' "$err" | sed 's/^/  /'
+      failed=$((failed + 1))
+    fi
+    rm -rf "$fake"
+  fi
 else
   echo "allocwatch has no --check yet: the command-line cases were not run"
 fi

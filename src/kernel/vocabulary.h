@@ -1,0 +1,92 @@
+// The kernel's vocabulary that allocwatch relies on, each fact once, with the
+// kernel source that states it: the vmscan and compaction tracepoints (their
+// names, systems, what they print and what each means to allocwatch), the
+// phrases mm_shrink_slab_start/end print, and the widths of a comm.
+//
+// The running kernel has the last word where it can say it: its
+// available_events decides which events exist (a live run refuses a profile
+// event it lacks), and its events/SYSTEM/NAME/format says what an event
+// prints (the plan warns when it lacks a field this table says allocwatch
+// reads). This table is what replays, profile checks and messages use
+// without a kernel to ask.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace allocwatch {
+
+// What allocwatch reads of an event's line besides its name and time.
+enum class EventRole : std::uint8_t {
+  None,              // nothing: a profile binds, claims or pairs it as it says
+  ReclaimBegin,      // a reclaim starts: its order and gfp flags
+  ReclaimEnd,        // a reclaim ends: the pages it reclaimed
+  LruShrinkInactive, // pages scanned from an inactive LRU list
+  ShrinkSlabStart,   // a shrinker call starts ("%pS %p:", then phrases)
+  ShrinkSlabEnd,     // a shrinker call ends (the same prefix)
+  CompactPages,      // direct compaction starts: its order and gfp flags
+};
+
+struct KnownEvent {
+  std::string_view system = {}; // "vmscan": events/vmscan/ in tracefs
+  std::string_view name = {};   // "mm_vmscan_direct_reclaim_begin"
+  // Its TP_printk format as 6.18 prints it (events/SYSTEM/NAME/format);
+  // empty for an event 6.18 no longer has.
+  std::string_view printed = {};
+  EventRole role = EventRole::None;
+  // The other event of its begin/end (start/end) pair, if it is one.
+  std::string_view pairs_with = {};
+  // The keys of the "key=value" fields allocwatch reads, by what they tell;
+  // empty: not read.
+  std::string_view order_key = {}; // the allocation's order
+  std::string_view gfp_key = {};   // its gfp flags
+  std::string_view pages_key = {}; // pages scanned or reclaimed
+  std::string_view source = {};    // the kernel header that defines it
+  std::string_view history = {};   // renamed or dropped, and when; empty: none
+};
+
+// Every event of the vmscan and compaction systems that kernels 4.x to 6.18
+// define, including names later kernels renamed or dropped, each once.
+// Static storage.
+std::span<const KnownEvent> known_events();
+
+// The event called `name` (without its system), or nullptr.
+const KnownEvent* known_event(std::string_view name);
+
+// The system `name` belongs to ("vmscan", "compaction"), or empty when no
+// kernel we know of has an event of that name. Static storage.
+std::string_view known_event_system(std::string_view name);
+
+// Whether some known event belongs to `system`.
+bool is_known_event_system(std::string_view system);
+
+// The first event of `role`, which is not None: the one event of
+// ShrinkSlabStart, ShrinkSlabEnd or CompactPages.
+const KnownEvent& event_of_role(EventRole role);
+
+// The role of the event called `name`; None for an unknown one.
+EventRole event_role(std::string_view name);
+
+// A phrase mm_shrink_slab_start/end print before a value, and the name of
+// the tracepoint field it prints ("objects to shrink" 5 is
+// nr_objects_to_shrink=5).
+struct ShrinkSlabPhrase {
+  std::string_view text;
+  std::string_view key;
+};
+// Every kernel's since 4.x (pgs_scanned and lru_pgs before 4.16), from
+// include/trace/events/vmscan.h. Static storage.
+std::span<const ShrinkSlabPhrase> shrink_slab_phrases();
+
+// function_graph prints at most this many bytes of a comm:
+// kernel/trace/trace_functions_graph.c, print_graph_proc() ("comm[7] = '\0'").
+// Not in tracefs: the running kernel cannot be asked.
+inline constexpr std::size_t kGraphCommBytes = 7;
+
+// A task's comm is at most this many bytes: TASK_COMM_LEN (16) less its NUL,
+// include/linux/sched.h.
+inline constexpr std::size_t kTaskCommBytes = 15;
+
+} // namespace allocwatch
