@@ -47,19 +47,14 @@ struct Incident {
   Nanos start;
   Nanos end;
   std::span<const std::string_view> lines;
-  // Parallel to `lines`: the tracepoint each prints. The binder always gives
-  // them; others may leave them out (empty), and tracepoints_of() reads them
-  // from the lines.
+  // Parallel to `lines`: the tracepoint each prints (an empty name for a
+  // line that prints none), as the binder parsed it, so that no sink parses
+  // a line again.
   std::span<const Tracepoint> tracepoints = {};
   // The task's memory cgroup, where the run learnt it (live runs,
   // cli/attribution.h): null when unknown or not looked up.
   const TaskCgroup* cgroup = nullptr;
 };
-
-// The incident's tracepoints, one per line: its own, or, if it has none,
-// each line's parsed into `scratch`.
-std::span<const Tracepoint> tracepoints_of(const Incident& incident,
-                                           std::vector<Tracepoint>& scratch);
 
 class Sink {
 public:

@@ -1,5 +1,5 @@
 #include "bind/shrinker_stats.h"
-#include "hand_incident.h"
+#include "tracepoints.h"
 #include "report/journal_sink.h"
 
 #include <cerrno>
