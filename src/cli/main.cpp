@@ -88,21 +88,19 @@ private:
 // The profile, with -t applied: held events must outlive the slowest call
 // reported, so a threshold beyond the profile's window is refused.
 Profile load_profile(const Options& options) {
-  auto profile = resolve_profile(options.profile, profile_search_dirs());
-  if (!profile)
-    throw FatalError(profile.error().message, 2);
+  Profile profile = value_or_throw(resolve_profile(options.profile, profile_search_dirs()), 2);
   if (options.threshold) {
-    if (*options.threshold > profile->window)
+    if (*options.threshold > profile.window)
       throw FatalError("threshold " + format_duration(*options.threshold) +
                            " is longer than the profile's window " +
-                           format_duration(profile->window) + " (" + profile->path + ")",
+                           format_duration(profile.window) + " (" + profile.path + ")",
                        2);
-    profile->threshold = *options.threshold;
+    profile.threshold = *options.threshold;
   }
   if (!options.quiet)
-    for (const std::string& warning : profile->warnings)
+    for (const std::string& warning : profile.warnings)
       std::cerr << "allocwatch: " << warning << "\n";
-  return std::move(*profile);
+  return profile;
 }
 
 // A watch whose stdout is the journal (a systemd service) sends each
@@ -325,28 +323,22 @@ int trace_live(const Options& options, const Profile& profile) {
     mode = Mode::Events;
     plan_options.events_reason = "--watch: tracepoints on the slow paths only";
   }
-  auto plan = make_plan(profile, profile.threshold, mode, plan_options);
-  if (!plan)
-    throw FatalError(plan.error().message);
+  Plan plan = value_or_throw(make_plan(profile, profile.threshold, mode, plan_options));
   if (options.check) {
-    print_plan(*plan, std::cout);
+    print_plan(plan, std::cout);
     return 0;
   }
 
   if (options.watch)
-    restore_after_crash(plan->tracing_dir);
+    restore_after_crash(plan.tracing_dir);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
   if (const auto publish = metrics_options(options))
-    metrics.start(*publish, plan->mode, std::cerr, options.quiet);
+    metrics.start(*publish, plan.mode, std::cerr, options.quiet);
 
   std::unique_ptr<OutputFile> saved;
-  if (options.save) {
-    auto file = OutputFile::create(*options.save);
-    if (!file)
-      throw FatalError(file.error().message);
-    saved = std::move(*file);
-  }
+  if (options.save)
+    saved = value_or_throw(OutputFile::create(*options.save));
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
@@ -356,9 +348,8 @@ int trace_live(const Options& options, const Profile& profile) {
   SavedCgroups learnt;
   Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
-  Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
-  if (Status started = session.start(); !started)
-    throw FatalError(started.error().message);
+  Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
+  throw_on_error(session.start());
   metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   std::optional<Command> command;
@@ -379,11 +370,9 @@ int trace_live(const Options& options, const Profile& profile) {
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
   };
-  auto pipe = session.open_pipe(should_stop);
-  if (!pipe)
-    throw FatalError(pipe.error().message);
+  ByteSource* pipe = value_or_throw(session.open_pipe(should_stop));
 
-  FlushBeforeRead source(**pipe);
+  FlushBeforeRead source(*pipe);
   LineReader reader(source);
   reader.set_tee(saved.get());
   // Under systemd (Type=notify): the service is up once tracing is.
@@ -402,8 +391,7 @@ int trace_live(const Options& options, const Profile& profile) {
   if (saved) {
     learnt.chains = report.cgroup_limits();
     saved->stream() << write_saved_cgroups(learnt);
-    if (Status written = saved->finish(); !written)
-      throw FatalError(written.error().message);
+    throw_on_error(saved->finish());
   }
   report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet) {
@@ -421,15 +409,9 @@ int run(const Options& options) {
     if (::geteuid() != 0)
       throw FatalError("--restore needs root (run it with sudo)");
     std::string tracing_dir = options.tracefs_dir.value_or("");
-    if (tracing_dir.empty()) {
-      auto found = find_tracefs(options.quiet ? nullptr : &std::cerr);
-      if (!found)
-        throw FatalError(found.error().message);
-      tracing_dir = *found;
-    }
-    if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
-        !restored)
-      throw FatalError(restored.error().message);
+    if (tracing_dir.empty())
+      tracing_dir = value_or_throw(find_tracefs(options.quiet ? nullptr : &std::cerr));
+    throw_on_error(restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr));
     return 0;
   }
   if (options.list_profiles) {
