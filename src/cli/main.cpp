@@ -16,6 +16,7 @@
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 #include "tracefs/plan.h"
+#include "tracefs/restore.h"
 #include "tracefs/session.h"
 #include "util/escape.h"
 #include "util/output_file.h"

@@ -136,28 +136,4 @@ private:
 // events/SYSTEM/EVENT/{enable,filter}. --restore writes no other path.
 bool is_journaled_file(std::string_view path);
 
-// True when `dir` is a mounted tracefs or debugfs (statfs magic).
-bool is_mounted_tracefs(const std::string& dir);
-
-// What --restore takes as a journal's tracing directory. Tests take their
-// fake tracefs (plain files in /tmp) for one, and nothing else.
-struct RestoreChecks {
-  std::function<bool(const std::string& dir)> is_tracing_dir = is_mounted_tracefs;
-};
-
-// allocwatch --restore: replays every journal in `journal_dir` whose process
-// is gone (each journal names its tracing directory), then removes the
-// allocwatch-<pid> instances in `tracing_dir` whose process is gone, and the
-// journals killed runs had not finished writing (<pid>.state.tmp). Says on
-// `messages` what it did, or that there was nothing to do.
-//
-// It trusts nothing it reads: it refuses, touching nothing, a journal
-// directory that check_journal_dir() refuses; and each journal that
-// read_journal() refuses, or whose pid is not its file's, whose tracing
-// directory is not an absolute path to a tracefs or debugfs, whose instance
-// is not allocwatch-<its pid>, or that names a file is_journaled_file()
-// does not take (an absolute path, "..", anything else).
-Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
-                             std::ostream& messages, const RestoreChecks& checks = {});
-
 } // namespace allocwatch

@@ -17,6 +17,7 @@
 #include "tracefs/journal.h"
 
 #include "fake_tracefs.h"
+#include "tracefs/restore.h"
 #include "tracefs/session.h"
 
 #include <cstdint>
