@@ -39,7 +39,7 @@ Status combine(Status first, const Status& second) {
 // and restored; instance ones go with the instance.
 struct Session::Setting {
   std::string path;          // relative to the buffer's directory
-  std::string want;          // how the file reads once set; "" with `always`
+  std::string want{};        // how the file reads once set; "" with `always`
   bool always = false;       // write even when it reads as `want` already
   bool restored = true;      // false: data, not state ("trace" cleared)
   bool graph_filter = false; // graph mode: a refusal here means "use events mode"
@@ -310,8 +310,10 @@ bool is_journaled_file(std::string_view path) {
 
 namespace {
 
-Status switch_tracing(tracefs_instance* where, bool on) {
-  if ((on ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
+enum class Tracing { Off, On };
+
+Status switch_tracing(tracefs_instance* where, Tracing to) {
+  if ((to == Tracing::On ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
     return tracefs_error("write", where, "tracing_on", errno);
   return Ok{};
 }
@@ -341,18 +343,24 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   const bool graph = mode_ == Mode::Graph; // the top level, restored at the end
   std::vector<Setting> s;
   auto file = [&](std::string path, std::string want, std::string text) {
-    s.push_back({path, want, want.empty(), graph, false,
-                 [where, path, text] { return write_tracefs_file(where, path, text); }});
+    s.push_back({.path = path,
+                 .want = want,
+                 .always = want.empty(),
+                 .restored = graph,
+                 .write = [where, path, text] { return write_tracefs_file(where, path, text); }});
   };
 
   if (graph)
-    s.push_back(
-        {"set_ftrace_filter", "", true, true, true, [where, functions = plan_.chosen_functions()] {
-           return set_function_filter(where, functions);
-         }});
+    s.push_back({.path = "set_ftrace_filter",
+                 .always = true,
+                 .graph_filter = true,
+                 .write = [where, functions = plan_.chosen_functions()] {
+                   return set_function_filter(where, functions);
+                 }});
   // A new instance starts with tracing on.
-  s.push_back(
-      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, false); }});
+  s.push_back({.path = "tracing_on", .always = true, .restored = graph, .write = [where] {
+                 return switch_tracing(where, Tracing::Off);
+               }});
   if (plan_.pid) {
     const std::string pid = std::to_string(*plan_.pid);
     if (graph) {
@@ -364,7 +372,7 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   if (graph) {
     const std::string thresh = std::to_string(plan_.tracing_thresh_us);
     file("tracing_thresh", thresh, thresh);
-    s.push_back({"current_tracer", "function_graph", false, true, false, [where]() -> Status {
+    s.push_back({.path = "current_tracer", .want = "function_graph", .write = [where]() -> Status {
                    if (tracefs_tracer_set(where, TRACEFS_TRACER_FUNCTION_GRAPH) < 0)
                      return tracefs_error("write function_graph to", where, "current_tracer",
                                           errno);
@@ -383,9 +391,12 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     const std::string path = std::string("options/") + o.name;
     if (!o.required && !tracefs_file_exists(where, path.c_str()))
       continue;
-    s.push_back(
-        {path, o.on ? "1" : "0", false, graph, false,
-         [where, name = std::string(o.name), on = o.on] { return write_option(where, name, on); }});
+    s.push_back({.path = path,
+                 .want = o.on ? "1" : "0",
+                 .restored = graph,
+                 .write = [where, name = std::string(o.name), on = o.on] {
+                   return write_option(where, name, on);
+                 }});
   }
 
   // "X": the cpus' buffers differ in size, which one write cannot put back.
@@ -404,13 +415,14 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     // and name as patterns and walks every event directory for each event.
     file(dir + "/enable", "1", "1");
   }
-  s.push_back({"trace", "", true, false, false, [where]() -> Status {
+  s.push_back({.path = "trace", .always = true, .restored = false, .write = [where]() -> Status {
                  if (tracefs_instance_file_clear(where, "trace") != 0)
                    return tracefs_error("clear", where, "trace", errno);
                  return Ok{};
                }});
-  s.push_back(
-      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, true); }});
+  s.push_back({.path = "tracing_on", .always = true, .restored = graph, .write = [where] {
+                 return switch_tracing(where, Tracing::On);
+               }});
   return s;
 }
 

@@ -46,7 +46,9 @@ public:
 
 private:
   class FdBuffer;
-  OutputFile(int fd, std::string name, bool owned);
+  // Whether the OutputFile closes the descriptor.
+  enum class Ownership { Borrowed, Owned };
+  OutputFile(int fd, std::string name, Ownership ownership);
 
   std::string name_;
   std::unique_ptr<FdBuffer> buffer_;
