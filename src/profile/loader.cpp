@@ -448,10 +448,12 @@ private:
            });
   }
 
+  enum class Span { Function, Pair };
+
   // Which stall kind already claims a span of this name, if any.
-  const StallKind* kind_of_span(const std::string& name, bool pair) const {
+  const StallKind* kind_of_span(const std::string& name, Span span) const {
     for (const StallKind& stall : profile_.stalls) {
-      const std::vector<std::string>& names = pair ? stall.pairs : stall.functions;
+      const std::vector<std::string>& names = span == Span::Pair ? stall.pairs : stall.functions;
       if (std::find(names.begin(), names.end(), name) != names.end())
         return &stall;
     }
@@ -496,7 +498,7 @@ private:
           return false;
         for (const std::string& name :
              profile_.functions[function_index_.at(function.text)].alternatives)
-          if (const StallKind* other = kind_of_span(name, false))
+          if (const StallKind* other = kind_of_span(name, Span::Function))
             return fail(function.mark, "function " + in_quotes(function.text) +
                                            " is already a stall of kind " + in_quotes(other->kind));
       }
@@ -513,7 +515,7 @@ private:
         if (std::find(listed.begin(), listed.end(), pair.text) == listed.end())
           return fail(pair.mark, "pair " + in_quotes(pair.text) + " is not defined in 'pairs'" +
                                      did_you_mean(pair.text, listed));
-        if (const StallKind* other = kind_of_span(pair.text, true))
+        if (const StallKind* other = kind_of_span(pair.text, Span::Pair))
           return fail(pair.mark, "pair " + in_quotes(pair.text) + " is already a stall of kind " +
                                      in_quotes(other->kind));
         stall.pairs.push_back(pair.text);
