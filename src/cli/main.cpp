@@ -288,13 +288,13 @@ std::optional<StatusLine> make_status_line(const Options& options, const Profile
 }
 
 // A watch restarted after a crash (Restart=on-failure) first puts back what
-// the crashed run left in tracefs, from its journal; a journal of a run
+// the crashed run left in tracefs, from its state file; a state file of a run
 // that is still alive is left to Session::start() to refuse.
 void restore_after_crash(const std::string& tracing_dir) {
-  auto journals = list_journals(kDefaultJournalDir);
-  if (!journals || journals->empty())
+  auto state_files = list_state_files(kDefaultStateDir);
+  if (!state_files || state_files->empty())
     return;
-  if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
+  if (Status restored = restore_from_state_files(kDefaultStateDir, tracing_dir, std::cerr);
       !restored)
     throw FatalError("cannot put back what an earlier run left in tracefs: " +
                      restored.error().message);
@@ -412,7 +412,7 @@ int run(const Options& options) {
     std::string tracing_dir = options.tracefs_dir.value_or("");
     if (tracing_dir.empty())
       tracing_dir = value_or_throw(find_tracefs(options.quiet ? nullptr : &std::cerr));
-    throw_on_error(restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr));
+    throw_on_error(restore_from_state_files(kDefaultStateDir, tracing_dir, std::cerr));
     return 0;
   }
   if (options.list_profiles) {

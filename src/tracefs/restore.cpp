@@ -72,7 +72,7 @@ std::string restorable(const std::string& path, const std::string& snapshot) {
   return snapshot;
 }
 
-Status restore_entries(tracefs_instance* top, const std::vector<JournalEntry>& entries) {
+Status restore_entries(tracefs_instance* top, const std::vector<StateEntry>& entries) {
   std::string errors;
   for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
     Result<std::string> current = read_tracefs_file(top, e->path);
@@ -99,7 +99,7 @@ Status remove_instance(const std::string& tracing_dir, const std::string& name) 
   return Ok{};
 }
 
-Status remove_journal(const std::string& path) {
+Status remove_state_file(const std::string& path) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)
     return Error{"cannot remove the journal " + path + ": " + std::strerror(errno)};
   return Ok{};
@@ -113,32 +113,33 @@ bool is_mounted_tracefs(const std::string& dir) {
 
 namespace {
 
-// What restore_from_journals() checks of a journal beyond its format.
-Status check_journal(const Journal& journal, const std::string& path, const RestoreChecks& checks) {
+// What restore_from_state_files() checks of a state file beyond its format.
+Status check_state_file(const StateFile& state, const std::string& path,
+                        const RestoreChecks& checks) {
   auto refuse = [&](const std::string& why) {
     return Error{"refusing the journal " + escaped(path) + ": " + why};
   };
-  if (journal_path(path.substr(0, path.rfind('/')), journal.pid) != path)
-    return refuse("it names pid " + std::to_string(journal.pid) + ", not its file's");
-  const std::string& dir = journal.tracing_dir;
+  if (state_file_path(path.substr(0, path.rfind('/')), state.pid) != path)
+    return refuse("it names pid " + std::to_string(state.pid) + ", not its file's");
+  const std::string& dir = state.tracing_dir;
   if (dir.front() != '/')
     return refuse("its tracing directory " + quote(dir) + " is not an absolute path");
   if (!checks.is_tracing_dir(dir))
     return refuse("its tracing directory " + quote(dir) + " is not a tracefs or debugfs");
-  if (!journal.instance.empty() && journal.instance != "allocwatch-" + std::to_string(journal.pid))
-    return refuse("its instance " + quote(journal.instance) + " is not allocwatch-" +
-                  std::to_string(journal.pid));
-  for (const JournalEntry& e : journal.entries)
-    if (!is_journaled_file(e.path))
+  if (!state.instance.empty() && state.instance != "allocwatch-" + std::to_string(state.pid))
+    return refuse("its instance " + quote(state.instance) + " is not allocwatch-" +
+                  std::to_string(state.pid));
+  for (const StateEntry& e : state.entries)
+    if (!is_saved_file(e.path))
       return refuse("it names " + quote(e.path) + ", not a file allocwatch saves");
   return Ok{};
 }
 
 } // namespace
 
-Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
-                             std::ostream& messages, const RestoreChecks& checks) {
-  // What is left to do when a journal is refused.
+Status restore_from_state_files(const std::string& state_dir, const std::string& tracing_dir,
+                                std::ostream& messages, const RestoreChecks& checks) {
+  // What is left to do when a state file is refused.
   static constexpr const char* kByHand = " (check tracefs by hand, then remove the journal)";
   int failures = 0;
   auto fail = [&](const std::string& text) {
@@ -149,60 +150,60 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
 
   // The directory first: one that is not root's own is not read at all.
   struct stat dir_stat {};
-  const bool dir_exists = ::lstat(journal_dir.c_str(), &dir_stat) == 0 || errno != ENOENT;
+  const bool dir_exists = ::lstat(state_dir.c_str(), &dir_stat) == 0 || errno != ENOENT;
   if (dir_exists) {
-    if (Status trusted = check_journal_dir(journal_dir); !trusted)
+    if (Status trusted = check_state_dir(state_dir); !trusted)
       return Error{trusted.error().message + "; nothing was restored"};
-    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(journal_dir);
+    Result<std::vector<UnfinishedStateFile>> removed = remove_unfinished_state_files(state_dir);
     if (!removed)
       return removed.error();
-    for (const UnfinishedJournal& leftover : *removed) {
+    for (const UnfinishedStateFile& leftover : *removed) {
       ++done;
       messages << "allocwatch: removed " << escaped(leftover.path) << ", the journal pid "
                << leftover.pid << " was writing when it was killed (it had changed nothing)\n";
     }
   }
 
-  Result<std::vector<std::string>> journals = list_journals(journal_dir);
-  if (!journals)
-    return journals.error();
+  Result<std::vector<std::string>> state_files = list_state_files(state_dir);
+  if (!state_files)
+    return state_files.error();
   std::vector<pid_t> live;
-  for (const std::string& path : *journals) {
-    Result<Journal> journal = read_journal(path);
-    if (!journal) {
-      fail(journal.error().message + "; nothing of it was restored" + kByHand);
+  for (const std::string& path : *state_files) {
+    Result<StateFile> state = read_state_file(path);
+    if (!state) {
+      fail(state.error().message + "; nothing of it was restored" + kByHand);
       continue;
     }
-    if (Status trusted = check_journal(*journal, path, checks); !trusted) {
+    if (Status trusted = check_state_file(*state, path, checks); !trusted) {
       fail(trusted.error().message + "; nothing of it was restored" + kByHand);
       continue;
     }
-    if (journal_owner_alive(*journal)) {
-      messages << "allocwatch: pid " << journal->pid << " is running: its journal " << path
+    if (state_file_owner_alive(*state)) {
+      messages << "allocwatch: pid " << state->pid << " is running: its journal " << path
                << " is left alone\n";
-      live.push_back(journal->pid);
+      live.push_back(state->pid);
       continue;
     }
-    Result<InstancePtr> top = open_top_level(journal->tracing_dir);
-    Status replayed = top ? restore_entries(top->get(), journal->entries) : Status(top.error());
-    if (replayed && !journal->instance.empty())
-      replayed = remove_instance(journal->tracing_dir, journal->instance);
+    Result<InstancePtr> top = open_top_level(state->tracing_dir);
+    Status replayed = top ? restore_entries(top->get(), state->entries) : Status(top.error());
+    if (replayed && !state->instance.empty())
+      replayed = remove_instance(state->tracing_dir, state->instance);
     if (replayed)
-      replayed = remove_journal(path);
+      replayed = remove_state_file(path);
     if (!replayed) {
       fail("replaying " + path + " failed: " + replayed.error().message);
       continue;
     }
     ++done;
-    const std::size_t files = journal->entries.size();
-    messages << "allocwatch: restored what pid " << journal->pid << " changed in "
-             << escaped(journal->tracing_dir) << " (" << files << (files == 1 ? " file" : " files")
-             << (journal->instance.empty() ? "" : ", instance " + journal->instance + " removed")
+    const std::size_t files = state->entries.size();
+    messages << "allocwatch: restored what pid " << state->pid << " changed in "
+             << escaped(state->tracing_dir) << " (" << files << (files == 1 ? " file" : " files")
+             << (state->instance.empty() ? "" : ", instance " + state->instance + " removed")
              << ")\n";
   }
 
-  // Instances of runs that died before their journal named them, or whose
-  // journal is gone.
+  // Instances of runs that died before their state file named them, or whose
+  // state file is gone.
   // tracefs_instances() would do, but leaks its regex (libtracefs 1.6.4).
   std::vector<std::string> instances;
   if (Status dir = use_tracing_dir(tracing_dir); dir)
@@ -241,7 +242,7 @@ Status restore_from_journals(const std::string& journal_dir, const std::string& 
                  (failures == 1 ? " journal or instance was" : " journals or instances were") +
                  " not restored (see above)"};
   if (done == 0)
-    messages << "allocwatch: nothing to restore: no journal of a killed run in " << journal_dir
+    messages << "allocwatch: nothing to restore: no journal of a killed run in " << state_dir
              << ", no instance left behind\n";
   return Ok{};
 }

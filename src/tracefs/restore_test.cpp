@@ -15,24 +15,24 @@ using testing::dead_pid;
 using testing::Fixture;
 using testing::TempDir;
 
-TEST_CASE("restore: a killed run's journal blocks a start, and --restore replays it") {
+TEST_CASE("restore: a killed run's state file blocks a start, and --restore replays it") {
   Fixture f;
   const pid_t killed = dead_pid();
   const std::string killed_instance = "allocwatch-" + std::to_string(killed);
-  // What the killed graph-mode run left, and what it had journaled.
+  // What the killed graph-mode run left, and what it had saved.
   f.fake.write("current_tracer", "function_graph");
   f.fake.write("tracing_thresh", "134");
   f.fake.write("options/funcgraph-proc", "1");
   std::filesystem::create_directory(f.fake.path("instances/" + killed_instance));
-  Journal journal;
-  journal.pid = killed;
-  journal.start_time = 1;
-  journal.tracing_dir = f.fake.dir();
-  journal.instance = killed_instance;
-  journal.entries = {
+  StateFile state;
+  state.pid = killed;
+  state.start_time = 1;
+  state.tracing_dir = f.fake.dir();
+  state.instance = killed_instance;
+  state.entries = {
       {"tracing_thresh", "0\n"}, {"current_tracer", "nop\n"}, {"options/funcgraph-proc", "0\n"}};
-  REQUIRE(write_journal(f.journal_dir, journal).ok());
-  // An instance whose run left no journal, and one of a running process.
+  REQUIRE(write_state_file(f.state_dir, state).ok());
+  // An instance whose run left no state file, and one of a running process.
   const pid_t lost = dead_pid();
   std::filesystem::create_directory(f.fake.path("instances/allocwatch-" + std::to_string(lost)));
   const std::string live_instance = "allocwatch-" + std::to_string(getppid());
@@ -48,11 +48,11 @@ TEST_CASE("restore: a killed run's journal blocks a start, and --restore replays
     CHECK(started.error().message == "allocwatch run(s) " + std::to_string(killed) +
                                          " ended without restoring tracefs; their journals are "
                                          "in " +
-                                         f.journal_dir + ": run allocwatch --restore first");
+                                         f.state_dir + ": run allocwatch --restore first");
   }
 
   std::ostringstream said;
-  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), said, f.checks()).ok());
+  REQUIRE(restore_from_state_files(f.state_dir, f.fake.dir(), said, f.checks()).ok());
   CHECK(f.fake.read("current_tracer") == "nop\n");
   CHECK(f.fake.read("tracing_thresh") == "0\n");
   CHECK(f.fake.read("options/funcgraph-proc") == "0\n");
@@ -61,7 +61,7 @@ TEST_CASE("restore: a killed run's journal blocks a start, and --restore replays
   CHECK(std::filesystem::exists(f.fake.path("instances/" + live_instance)));
   for (const char* other : {"allocwatch-test-1", "allocwatch-", "mine"})
     CHECK(std::filesystem::exists(f.fake.path(std::string("instances/") + other)));
-  CHECK_FALSE(std::filesystem::exists(journal_path(f.journal_dir, killed)));
+  CHECK_FALSE(std::filesystem::exists(state_file_path(f.state_dir, killed)));
   const std::string text = said.str();
   CHECK(text.find("allocwatch: restored what pid " + std::to_string(killed) + " changed in " +
                   f.fake.dir() + " (3 files, instance " + killed_instance + " removed)\n") !=
@@ -72,28 +72,28 @@ TEST_CASE("restore: a killed run's journal blocks a start, and --restore replays
         std::string::npos);
 
   std::ostringstream again;
-  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), again, f.checks()).ok());
+  REQUIRE(restore_from_state_files(f.state_dir, f.fake.dir(), again, f.checks()).ok());
   CHECK(again.str().find("allocwatch: nothing to restore") != std::string::npos);
 
   Session now(f.plan(), f.options());
   CHECK(now.start().ok());
 }
 
-// A journal as a killed run would have left it, for --restore to judge.
-Journal killed_journal(const Fixture& f, pid_t pid) {
-  Journal journal;
-  journal.pid = pid;
-  journal.start_time = 1;
-  journal.tracing_dir = f.fake.dir();
-  journal.entries = {{"current_tracer", "nop\n"}};
-  return journal;
+// A state file as a killed run would have left it, for --restore to judge.
+StateFile killed_state_file(const Fixture& f, pid_t pid) {
+  StateFile state;
+  state.pid = pid;
+  state.start_time = 1;
+  state.tracing_dir = f.fake.dir();
+  state.entries = {{"current_tracer", "nop\n"}};
+  return state;
 }
 
-// Writes `journal` as <dir>/<name>, mode 0600, as write_journal() would not.
-void plant(const std::string& dir, const std::string& name, const Journal& journal) {
-  REQUIRE(ensure_journal_dir(dir).ok());
+// Writes `state file` as <dir>/<name>, mode 0600, as write_state_file() would not.
+void plant(const std::string& dir, const std::string& name, const StateFile& state) {
+  REQUIRE(ensure_state_dir(dir).ok());
   const std::string path = dir + "/" + name;
-  std::ofstream(path, std::ios::binary) << format_journal(journal);
+  std::ofstream(path, std::ios::binary) << format_state_file(state);
   REQUIRE(::chmod(path.c_str(), 0600) == 0);
 }
 
@@ -101,12 +101,12 @@ void plant(const std::string& dir, const std::string& name, const Journal& journ
 std::string restore_says(Fixture& f, bool& ok, const RestoreChecks* checks = nullptr) {
   std::ostringstream said;
   Status restored =
-      restore_from_journals(f.journal_dir, f.fake.dir(), said, checks ? *checks : f.checks());
+      restore_from_state_files(f.state_dir, f.fake.dir(), said, checks ? *checks : f.checks());
   ok = restored.ok();
   return said.str();
 }
 
-TEST_CASE("restore: --restore trusts no journal it did not write, and touches nothing then") {
+TEST_CASE("restore: --restore trusts no state file it did not write, and touches nothing then") {
   Fixture f;
   f.fake.write("current_tracer", "function_graph\n");
   TempDir outside;
@@ -115,14 +115,14 @@ TEST_CASE("restore: --restore trusts no journal it did not write, and touches no
   const auto before = f.fake.state();
   const pid_t pid = dead_pid();
   const std::string name = std::to_string(pid) + ".state";
-  const std::string path = f.journal_dir + "/" + name;
+  const std::string path = f.state_dir + "/" + name;
   bool ok = true;
 
   SUBCASE("an entry path with '..' (it overwrote any file as root)") {
-    Journal j = killed_journal(f, pid);
+    StateFile j = killed_state_file(f, pid);
     const std::string up = "../../../../../../../.." + victim;
     j.entries.push_back({up, "owned\n"});
-    plant(f.journal_dir, name, j);
+    plant(f.state_dir, name, j);
     CHECK(restore_says(f, ok).find(
               "refusing the journal " + path + ": it names '" + up +
               "', not a file allocwatch saves; nothing of it was restored (check tracefs "
@@ -132,9 +132,9 @@ TEST_CASE("restore: --restore trusts no journal it did not write, and touches no
     for (const std::string& bad : {victim, std::string("events/../../../x/enable"),
                                    std::string("instances/x/tracing_on"), std::string("trace")}) {
       CAPTURE(bad);
-      Journal j = killed_journal(f, pid);
+      StateFile j = killed_state_file(f, pid);
       j.entries.push_back({bad, "0\n"});
-      plant(f.journal_dir, name, j);
+      plant(f.state_dir, name, j);
       CHECK(restore_says(f, ok).find("', not a file allocwatch saves") != std::string::npos);
       CHECK_FALSE(ok);
     }
@@ -143,32 +143,32 @@ TEST_CASE("restore: --restore trusts no journal it did not write, and touches no
     RestoreChecks standard; // tracefs and debugfs only: the fake is neither
     CHECK(is_mounted_tracefs("/sys/kernel/tracing") ==
           std::filesystem::exists("/sys/kernel/tracing/available_events"));
-    plant(f.journal_dir, name, killed_journal(f, pid));
+    plant(f.state_dir, name, killed_state_file(f, pid));
     CHECK(restore_says(f, ok, &standard)
               .find("refusing the journal " + path + ": its tracing directory '" + f.fake.dir() +
                     "' is not a tracefs or debugfs") != std::string::npos);
-    Journal relative = killed_journal(f, pid);
+    StateFile relative = killed_state_file(f, pid);
     relative.tracing_dir = "sys/kernel/tracing";
-    plant(f.journal_dir, name, relative);
+    plant(f.state_dir, name, relative);
     CHECK(restore_says(f, ok).find("is not an absolute path") != std::string::npos);
   }
   SUBCASE("an instance that is not allocwatch-<its pid>") {
     for (const std::string& instance :
          {std::string("mine"), "allocwatch-" + std::to_string(pid + 1), std::string("../../x")}) {
-      Journal j = killed_journal(f, pid);
+      StateFile j = killed_state_file(f, pid);
       j.instance = instance;
-      plant(f.journal_dir, name, j);
+      plant(f.state_dir, name, j);
       CHECK(restore_says(f, ok).find("its instance '" + instance + "' is not allocwatch-" +
                                      std::to_string(pid)) != std::string::npos);
     }
   }
   SUBCASE("a pid that is not its file's") {
-    plant(f.journal_dir, std::to_string(pid + 1) + ".state", killed_journal(f, pid));
+    plant(f.state_dir, std::to_string(pid + 1) + ".state", killed_state_file(f, pid));
     CHECK(restore_says(f, ok).find("it names pid " + std::to_string(pid) + ", not its file's") !=
           std::string::npos);
   }
   SUBCASE("a journal of another user, or open to others") {
-    plant(f.journal_dir, name, killed_journal(f, pid));
+    plant(f.state_dir, name, killed_state_file(f, pid));
     REQUIRE(::chmod(path.c_str(), 0666) == 0);
     CHECK(restore_says(f, ok).find("refusing the journal " + path +
                                    ": its mode is 0666, not 0600") != std::string::npos);
@@ -180,31 +180,31 @@ TEST_CASE("restore: --restore trusts no journal it did not write, and touches no
   }
   SUBCASE("a journal directory that is a symlink to another user's directory") {
     TempDir elsewhere;
-    plant(elsewhere.dir() + "/run", name, killed_journal(f, pid));
-    std::filesystem::create_directory_symlink(elsewhere.dir() + "/run", f.journal_dir);
+    plant(elsewhere.dir() + "/run", name, killed_state_file(f, pid));
+    std::filesystem::create_directory_symlink(elsewhere.dir() + "/run", f.state_dir);
     std::ostringstream said;
-    Status restored = restore_from_journals(f.journal_dir, f.fake.dir(), said, f.checks());
+    Status restored = restore_from_state_files(f.state_dir, f.fake.dir(), said, f.checks());
     ok = restored.ok();
     REQUIRE_FALSE(ok);
     CHECK(restored.error().message ==
-          "refusing the journal directory " + f.journal_dir +
+          "refusing the journal directory " + f.state_dir +
               ": it is a symbolic link (it must be a directory of this user, mode 0700); "
               "nothing was restored");
     CHECK(std::filesystem::exists(elsewhere.dir() + "/run/" + name));
   }
   CHECK_FALSE(ok);
-  CHECK(f.fake.state() == before); // nothing written, the journal kept
+  CHECK(f.fake.state() == before); // nothing written, the state file kept
   std::ifstream in(victim);
   std::string content;
   std::getline(in, content);
   CHECK(content == "precious");
 }
 
-TEST_CASE("restore: --restore removes the journals killed runs had not finished writing") {
+TEST_CASE("restore: --restore removes the state files killed runs had not finished writing") {
   Fixture f;
   const pid_t pid = dead_pid();
-  REQUIRE(ensure_journal_dir(f.journal_dir).ok());
-  const std::string leftover = f.journal_dir + "/" + std::to_string(pid) + ".state.tmp";
+  REQUIRE(ensure_state_dir(f.state_dir).ok());
+  const std::string leftover = f.state_dir + "/" + std::to_string(pid) + ".state.tmp";
   std::ofstream(leftover) << "allocwatch-journal 2\npid " << pid << "\n";
   bool ok = false;
   const std::string said = restore_says(f, ok);
@@ -224,15 +224,15 @@ TEST_CASE("restore: --restore removes the journals killed runs had not finished 
   CHECK(messages.str().find("allocwatch: removed " + leftover) != std::string::npos);
 }
 
-TEST_CASE("restore: --restore leaves the journal of a running allocwatch alone") {
+TEST_CASE("restore: --restore leaves the state file of a running allocwatch alone") {
   Fixture f;
   Session running(f.plan(), f.options());
   REQUIRE(running.start().ok());
   std::ostringstream said;
-  REQUIRE(restore_from_journals(f.journal_dir, f.fake.dir(), said, f.checks()).ok());
+  REQUIRE(restore_from_state_files(f.state_dir, f.fake.dir(), said, f.checks()).ok());
   CHECK(said.str().find("allocwatch: pid " + std::to_string(getpid()) + " is running") == 0);
   CHECK(f.fake.read("current_tracer") == "function_graph");
-  CHECK(std::filesystem::exists(f.journal()));
+  CHECK(std::filesystem::exists(f.state()));
 }
 
 } // namespace

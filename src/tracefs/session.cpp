@@ -64,8 +64,8 @@ std::string Session::traced_instance() const {
 }
 
 Status Session::check_other_runs() {
-  const std::string& dir = options_.journal_dir;
-  if (Status ready = ensure_journal_dir(dir); !ready)
+  const std::string& dir = options_.state_dir;
+  if (Status ready = ensure_state_dir(dir); !ready)
     return ready;
   lock_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock_fd_ < 0)
@@ -77,10 +77,10 @@ Status Session::check_other_runs() {
   }
 
   if (locked) { // with the lock, no other allocwatch is writing one now
-    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(dir);
+    Result<std::vector<UnfinishedStateFile>> removed = remove_unfinished_state_files(dir);
     if (!removed)
       return removed.error();
-    for (const UnfinishedJournal& leftover : *removed)
+    for (const UnfinishedStateFile& leftover : *removed)
       say("removed " + escaped(leftover.path) + ", the journal pid " +
           std::to_string(leftover.pid) +
           " was writing when it was killed (it had changed nothing)");
@@ -88,23 +88,23 @@ Status Session::check_other_runs() {
 
   std::string running = locked ? "" : "another allocwatch holds the lock on " + dir;
   std::string killed;
-  Result<std::vector<std::string>> journals = list_journals(dir);
-  if (!journals)
-    return journals.error();
-  for (const std::string& path : *journals) {
-    Result<Journal> journal = read_journal(path);
-    if (!journal)
-      return Error{journal.error().message + "; check tracefs, then remove it"};
-    if (journal->pid == getpid()) {
+  Result<std::vector<std::string>> state_files = list_state_files(dir);
+  if (!state_files)
+    return state_files.error();
+  for (const std::string& path : *state_files) {
+    Result<StateFile> state = read_state_file(path);
+    if (!state)
+      return Error{state.error().message + "; check tracefs, then remove it"};
+    if (state->pid == getpid()) {
       if (!locked) // another session of this process holds the lock
         continue;
       return Error{"a journal of an earlier run with this pid is in " + path +
                    ": run allocwatch --restore first"};
     }
-    if (journal_owner_alive(*journal))
-      running = "another allocwatch is running (pid " + std::to_string(journal->pid) + ")";
+    if (state_file_owner_alive(*state))
+      running = "another allocwatch is running (pid " + std::to_string(state->pid) + ")";
     else
-      killed += (killed.empty() ? "" : ", ") + std::to_string(journal->pid);
+      killed += (killed.empty() ? "" : ", ") + std::to_string(state->pid);
   }
   if (!running.empty()) {
     if (!options_.force)
@@ -217,8 +217,8 @@ Status Session::start_events() {
     return Error{"the instance " + plan_.instance_name +
                  " exists already, left by a killed run: run allocwatch --restore first"};
   planned_.clear();
-  if (Status journal = write_journal_now(); !journal)
-    return journal;
+  if (Status state = write_state_file_now(); !state)
+    return state;
   instance_ = tracefs_instance_create(plan_.instance_name.c_str());
   if (instance_ == nullptr)
     return Error{"cannot create the instance " + plan_.instance_name + ": " + std::strerror(errno)};
@@ -278,7 +278,7 @@ bool is_event_name(std::string_view name) {
 
 } // namespace
 
-bool is_journaled_file(std::string_view path) {
+bool is_saved_file(std::string_view path) {
   for (std::string_view top :
        {"current_tracer", "tracing_thresh", "tracing_on", "set_ftrace_filter", "set_ftrace_pid",
         "set_event_pid", "buffer_size_kb"})
@@ -428,7 +428,7 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
 
 Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
                       bool& graph_refused) {
-  // First read everything that will change, and journal the top-level
+  // First read everything that will change, and state file the top-level
   // snapshot, before the first write.
   planned_.clear();
   std::vector<Setting*> writes;
@@ -442,23 +442,23 @@ Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
       if (!s.always && trimmed(*current) == s.want)
         continue;
       const bool known = std::any_of(planned_.begin(), planned_.end(),
-                                     [&](const JournalEntry& e) { return e.path == s.path; });
+                                     [&](const StateEntry& e) { return e.path == s.path; });
       if (where == top_.get() && s.restored && !known)
         planned_.push_back({s.path, std::move(*current)});
     }
     writes.push_back(&s);
   }
   if (where == top_.get())
-    if (Status journal = write_journal_now(); !journal)
-      return journal;
+    if (Status state = write_state_file_now(); !state)
+      return state;
 
   for (Setting* s : writes) {
     if (where == top_.get() && s->restored) {
       const bool known = std::any_of(undo_.begin(), undo_.end(),
-                                     [&](const JournalEntry& e) { return e.path == s->path; });
+                                     [&](const StateEntry& e) { return e.path == s->path; });
       if (!known) // before the write: a write that fails half-done is undone too
         undo_.push_back(*std::find_if(planned_.begin(), planned_.end(),
-                                      [&](const JournalEntry& e) { return e.path == s->path; }));
+                                      [&](const StateEntry& e) { return e.path == s->path; }));
     }
     if (Status written = s->write(); !written) {
       graph_refused = s->graph_filter;
@@ -468,15 +468,15 @@ Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
   return Ok{};
 }
 
-Status Session::write_journal_now() {
-  journal_written_ = true; // a failed write may leave a part of it
-  Journal journal;
-  journal.pid = getpid();
-  journal.start_time = start_time_;
-  journal.tracing_dir = plan_.tracing_dir;
-  journal.instance = mode_ == Mode::Events ? plan_.instance_name : "";
-  journal.entries = planned_;
-  return write_journal(options_.journal_dir, journal);
+Status Session::write_state_file_now() {
+  state_file_written_ = true; // a failed write may leave a part of it
+  StateFile state;
+  state.pid = getpid();
+  state.start_time = start_time_;
+  state.tracing_dir = plan_.tracing_dir;
+  state.instance = mode_ == Mode::Events ? plan_.instance_name : "";
+  state.entries = planned_;
+  return write_state_file(options_.state_dir, state);
 }
 
 Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
@@ -526,10 +526,10 @@ Status Session::undo() {
     return result;
   undo_.clear();
   planned_.clear();
-  if (journal_written_) {
-    if (Status removed = remove_journal(journal_path(options_.journal_dir, getpid())); !removed)
+  if (state_file_written_) {
+    if (Status removed = remove_state_file(state_file_path(options_.state_dir, getpid())); !removed)
       return removed;
-    journal_written_ = false;
+    state_file_written_ = false;
   }
   return Ok{};
 }

@@ -51,47 +51,47 @@ TEST_CASE("session: graph mode configures the top level, and restore puts back e
   CHECK(trimmed(f.fake.read("tracing_on")) == "1");
   CHECK(std::filesystem::is_empty(f.fake.path("instances")));
 
-  // The journal holds what each changed file read before.
-  Result<Journal> journal = read_journal(f.journal());
-  REQUIRE(journal.ok());
-  CHECK(journal->pid == getpid());
-  CHECK(journal->tracing_dir == f.fake.dir());
-  CHECK(journal->instance.empty());
-  CHECK(journal->entries.front().path == "set_ftrace_filter"); // the first change
+  // The state file holds what each changed file read before.
+  Result<StateFile> state = read_state_file(f.state());
+  REQUIRE(state.ok());
+  CHECK(state->pid == getpid());
+  CHECK(state->tracing_dir == f.fake.dir());
+  CHECK(state->instance.empty());
+  CHECK(state->entries.front().path == "set_ftrace_filter"); // the first change
   std::size_t changed = 0;
   for (const auto& [path, content] : before) {
     if (f.fake.state().at(path) == content)
       continue;
     ++changed;
-    const auto entry = std::find_if(journal->entries.begin(), journal->entries.end(),
-                                    [&](const JournalEntry& e) { return e.path == path; });
-    REQUIRE_MESSAGE(entry != journal->entries.end(), path << " changed but is not in the journal");
+    const auto entry = std::find_if(state->entries.begin(), state->entries.end(),
+                                    [&](const StateEntry& e) { return e.path == path; });
+    REQUIRE_MESSAGE(entry != state->entries.end(), path << " changed but is not in the journal");
     CHECK(entry->snapshot == content);
   }
-  CHECK(changed == journal->entries.size());
+  CHECK(changed == state->entries.size());
 
   CHECK(session.stop_tracing().ok());
   CHECK(trimmed(f.fake.read("tracing_on")) == "0");
 
   REQUIRE(session.restore().ok());
   CHECK(f.fake.state() == before);
-  CHECK_FALSE(std::filesystem::exists(f.journal()));
+  CHECK_FALSE(std::filesystem::exists(f.state()));
   CHECK(session.restore().ok()); // again: nothing to do
   CHECK(f.fake.state() == before);
 }
 
-TEST_CASE("session: the journal is written before the first change") {
+TEST_CASE("session: the state file is written before the first change") {
   Fixture f;
   const auto before = f.fake.state();
   const std::string trace = f.fake.read("trace");
-  // The journal cannot be written: its temporary file is a directory.
-  REQUIRE(ensure_journal_dir(f.journal_dir).ok());
-  std::filesystem::create_directory(f.journal() + ".tmp");
+  // The state file cannot be written: its temporary file is a directory.
+  REQUIRE(ensure_state_dir(f.state_dir).ok());
+  std::filesystem::create_directory(f.state() + ".tmp");
   Session session(f.plan(), f.options());
   Status started = session.start();
   REQUIRE_FALSE(started.ok());
   CHECK(started.error().message == "setting up graph mode failed: cannot write the journal " +
-                                       f.journal() + ".tmp: Is a directory");
+                                       f.state() + ".tmp: Is a directory");
   CHECK(f.fake.state() == before);
   CHECK(f.fake.read("trace") == trace);
 }
@@ -109,7 +109,7 @@ TEST_CASE("session: a failure half-way through graph setup restores what was cha
               f.fake.path("events/vmscan/mm_vmscan_direct_reclaim_end/enable") +
               ": Input/output error");
     CHECK(f.fake.state() == before);
-    CHECK_FALSE(std::filesystem::exists(f.journal()));
+    CHECK_FALSE(std::filesystem::exists(f.state()));
     CHECK_FALSE(session.open_pipe([] { return true; }).ok());
   }
   // Nothing holds the lock any more.
@@ -131,7 +131,7 @@ TEST_CASE("session: a kernel that refuses set_ftrace_filter makes the session us
   const auto before = f.fake.state();
   std::ostringstream said;
   // --force: the unwritable fake reads as a filter someone else set.
-  Session session(f.plan(), {.journal_dir = f.journal_dir, .force = true, .messages = &said});
+  Session session(f.plan(), {.state_dir = f.state_dir, .force = true, .messages = &said});
   Status started = session.start();
   CHECK(session.mode() == Mode::Events);
   CHECK(
@@ -145,7 +145,7 @@ TEST_CASE("session: a kernel that refuses set_ftrace_filter makes the session us
                                        "/buffer_size_kb: No such file or directory");
   CHECK(f.fake.state() == before);
   CHECK_FALSE(std::filesystem::exists(f.instance_dir()));
-  CHECK_FALSE(std::filesystem::exists(f.journal()));
+  CHECK_FALSE(std::filesystem::exists(f.state()));
 }
 
 TEST_CASE("session: with --mode graph, a refused set_ftrace_filter is an error") {
@@ -212,7 +212,7 @@ TEST_CASE("session: another tracer at the top level is refused, unless --force")
     CHECK(started.error().message == "another tracer is active at the top level (" + expected +
                                          "); stop it first, or --force to take it over");
     CHECK(f.fake.state() == before);
-    CHECK_FALSE(std::filesystem::exists(f.journal()));
+    CHECK_FALSE(std::filesystem::exists(f.state()));
   }
   Session forced(f.plan(), f.options(true));
   REQUIRE(forced.start().ok());
@@ -229,17 +229,17 @@ TEST_CASE("session: another allocwatch running is refused, unless --force") {
     Session second(f.plan(), f.options());
     Status started = second.start();
     REQUIRE_FALSE(started.ok());
-    CHECK(started.error().message == "another allocwatch holds the lock on " + f.journal_dir +
+    CHECK(started.error().message == "another allocwatch holds the lock on " + f.state_dir +
                                          "; two sessions would undo each other's tracefs "
                                          "settings (--force runs anyway)");
     CHECK(first.restore().ok());
   }
   SUBCASE("its journal") {
-    Journal running;
+    StateFile running;
     running.pid = getppid();
     running.start_time = process_start_time(getppid()).value();
     running.tracing_dir = f.fake.dir();
-    REQUIRE(write_journal(f.journal_dir, running).ok());
+    REQUIRE(write_state_file(f.state_dir, running).ok());
     const auto before = f.fake.state();
     {
       Session refused(f.plan(), f.options());
@@ -253,7 +253,7 @@ TEST_CASE("session: another allocwatch running is refused, unless --force") {
     REQUIRE(forced.start().ok());
     REQUIRE(forced.restore().ok());
     CHECK(f.fake.state() == before);
-    CHECK(std::filesystem::exists(journal_path(f.journal_dir, getppid()))); // not ours
+    CHECK(std::filesystem::exists(state_file_path(f.state_dir, getppid()))); // not ours
   }
 }
 
@@ -266,10 +266,10 @@ TEST_CASE("session: the destructor restores a session that was not restored") {
     CHECK(f.fake.read("current_tracer") == "function_graph");
   }
   CHECK(f.fake.state() == before);
-  CHECK_FALSE(std::filesystem::exists(f.journal()));
+  CHECK_FALSE(std::filesystem::exists(f.state()));
 }
 
-TEST_CASE("session: a restore that fails keeps the journal; a later one finishes the job") {
+TEST_CASE("session: a restore that fails keeps the state file; a later one finishes the job") {
   Fixture f;
   const auto before = f.fake.state();
   Session session(f.plan(), f.options());
@@ -279,14 +279,14 @@ TEST_CASE("session: a restore that fails keeps the journal; a later one finishes
   REQUIRE_FALSE(restored.ok());
   CHECK(restored.error().message ==
         "cannot write " + f.fake.path("tracing_thresh") + ": Input/output error");
-  CHECK(std::filesystem::exists(f.journal()));
+  CHECK(std::filesystem::exists(f.state()));
   CHECK(f.fake.read("current_tracer") == "nop\n"); // the others are back
 
   std::filesystem::remove(f.fake.path("tracing_thresh"));
   f.fake.write("tracing_thresh", "134");
   REQUIRE(session.restore().ok());
   CHECK(f.fake.state() == before);
-  CHECK_FALSE(std::filesystem::exists(f.journal()));
+  CHECK_FALSE(std::filesystem::exists(f.state()));
 }
 
 TEST_CASE("session: a never-used top-level buffer comes back at its expanded size") {
@@ -301,7 +301,7 @@ TEST_CASE("session: a never-used top-level buffer comes back at its expanded siz
   CHECK(f.fake.read("buffer_size_kb") == "1408\n");
 }
 
-TEST_CASE("session: every file a session journals is one --restore takes") {
+TEST_CASE("session: every file a session state files is one --restore takes") {
   Fixture f;
   for (const char* option : {"funcgraph-duration", "funcgraph-cpu", "funcgraph-overhead",
                              "funcgraph-irqs", "funcgraph-overrun", "funcgraph-retaddr",
@@ -311,16 +311,16 @@ TEST_CASE("session: every file a session journals is one --restore takes") {
   f.fake.write("events/vmscan/mm_shrink_slab_start/filter", "nr_objects_to_shrink > 10\n");
   Session session(f.plan(Mode::Graph, getppid()), f.options());
   REQUIRE(session.start().ok());
-  Result<Journal> journal = read_journal(f.journal());
-  REQUIRE(journal.ok());
-  CHECK(journal->entries.size() >= 15);
-  for (const JournalEntry& e : journal->entries)
-    CHECK_MESSAGE(is_journaled_file(e.path), e.path);
-  CHECK_FALSE(is_journaled_file("trace"));
-  CHECK_FALSE(is_journaled_file("options/../../x"));
-  CHECK_FALSE(is_journaled_file("events/vmscan/mm_shrink_slab_start/trigger"));
-  CHECK_FALSE(is_journaled_file("events/vmscan/../enable"));
-  CHECK_FALSE(is_journaled_file("/sys/kernel/tracing/current_tracer"));
+  Result<StateFile> state = read_state_file(f.state());
+  REQUIRE(state.ok());
+  CHECK(state->entries.size() >= 15);
+  for (const StateEntry& e : state->entries)
+    CHECK_MESSAGE(is_saved_file(e.path), e.path);
+  CHECK_FALSE(is_saved_file("trace"));
+  CHECK_FALSE(is_saved_file("options/../../x"));
+  CHECK_FALSE(is_saved_file("events/vmscan/mm_shrink_slab_start/trigger"));
+  CHECK_FALSE(is_saved_file("events/vmscan/../enable"));
+  CHECK_FALSE(is_saved_file("/sys/kernel/tracing/current_tracer"));
 }
 
 TEST_CASE("session: a pipe needs a started session") {

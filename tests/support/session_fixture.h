@@ -1,5 +1,5 @@
 // Test support (unit tests only): a Session on a fake tracefs, with its
-// journal directory in a temporary directory, for the session's and
+// state file directory in a temporary directory, for the session's and
 // --restore's tests.
 #pragma once
 
@@ -28,7 +28,7 @@ inline pid_t dead_pid() {
 struct Fixture {
   FakeTracefs fake;
   TempDir tmp;
-  std::string journal_dir = tmp.dir() + "/run";
+  std::string state_dir = tmp.dir() + "/run";
 
   Plan plan(std::optional<Mode> forced = std::nullopt, std::optional<pid_t> pid = std::nullopt) {
     Result<Plan> made = make_plan(fake_profile(), 134 * kMicro, forced,
@@ -37,9 +37,9 @@ struct Fixture {
     return std::move(*made);
   }
   SessionOptions options(bool force = false) {
-    return {.journal_dir = journal_dir, .force = force, .messages = nullptr};
+    return {.state_dir = state_dir, .force = force, .messages = nullptr};
   }
-  std::string journal() const { return journal_path(journal_dir, getpid()); }
+  std::string state() const { return state_file_path(state_dir, getpid()); }
   // --restore's checks, taking the fake for a tracefs, and nothing else.
   RestoreChecks checks() const {
     return {.is_tracing_dir = [dir = fake.dir()](const std::string& d) { return d == dir; }};
