@@ -16,6 +16,7 @@
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 #include "tracefs/plan.h"
+#include "tracefs/restore.h"
 #include "tracefs/session.h"
 #include "util/escape.h"
 #include "util/output_file.h"
@@ -88,18 +89,16 @@ private:
 // The profile, with -t applied: held events must outlive the slowest call
 // reported, so a threshold beyond the profile's window is refused.
 Profile load_profile(const Options& options) {
-  auto profile = resolve_profile(options.profile, profile_search_dirs());
-  if (!profile)
-    throw FatalError(profile.error().message, 2);
+  Profile profile = value_or_throw(resolve_profile(options.profile, profile_search_dirs()), 2);
   if (options.threshold) {
-    if (*options.threshold > profile->window)
+    if (*options.threshold > profile.window)
       throw FatalError("threshold " + format_duration(*options.threshold) +
                            " is longer than the profile's window " +
-                           format_duration(profile->window) + " (" + profile->path + ")",
+                           format_duration(profile.window) + " (" + profile.path + ")",
                        2);
-    profile->threshold = *options.threshold;
+    profile.threshold = *options.threshold;
   }
-  return std::move(*profile);
+  return profile;
 }
 
 // The loader's doubts (events allocwatch's table lacks), for a run that asks
@@ -294,13 +293,13 @@ std::optional<StatusLine> make_status_line(const Options& options, const Profile
 }
 
 // A watch restarted after a crash (Restart=on-failure) first puts back what
-// the crashed run left in tracefs, from its journal; a journal of a run
+// the crashed run left in tracefs, from its state file; a state file of a run
 // that is still alive is left to Session::start() to refuse.
 void restore_after_crash(const std::string& tracing_dir) {
-  auto journals = list_journals(kDefaultJournalDir);
-  if (!journals || journals->empty())
+  auto state_files = list_state_files(kDefaultStateDir);
+  if (!state_files || state_files->empty())
     return;
-  if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
+  if (Status restored = restore_from_state_files(kDefaultStateDir, tracing_dir, std::cerr);
       !restored)
     throw FatalError("cannot put back what an earlier run left in tracefs: " +
                      restored.error().message);
@@ -332,28 +331,22 @@ int trace_live(const Options& options, const Profile& profile) {
     mode = Mode::Events;
     plan_options.events_reason = "--watch: tracepoints on the slow paths only";
   }
-  auto plan = make_plan(profile, profile.threshold, mode, plan_options);
-  if (!plan)
-    throw FatalError(plan.error().message);
+  Plan plan = value_or_throw(make_plan(profile, profile.threshold, mode, plan_options));
   if (options.check) {
-    print_plan(*plan, std::cout);
+    print_plan(plan, std::cout);
     return 0;
   }
 
   if (options.watch)
-    restore_after_crash(plan->tracing_dir);
+    restore_after_crash(plan.tracing_dir);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
   if (const auto publish = metrics_options(options))
-    metrics.start(*publish, plan->mode, std::cerr, options.quiet);
+    metrics.start(*publish, plan.mode, std::cerr, options.quiet);
 
   std::unique_ptr<OutputFile> saved;
-  if (options.save) {
-    auto file = OutputFile::create(*options.save);
-    if (!file)
-      throw FatalError(file.error().message);
-    saved = std::move(*file);
-  }
+  if (options.save)
+    saved = value_or_throw(OutputFile::create(*options.save));
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
@@ -363,9 +356,8 @@ int trace_live(const Options& options, const Profile& profile) {
   SavedCgroups learnt;
   Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
-  Session session(std::move(*plan), SessionOptions{.force = options.force, .messages = messages});
-  if (Status started = session.start(); !started)
-    throw FatalError(started.error().message);
+  Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
+  throw_on_error(session.start());
   metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   std::optional<Command> command;
@@ -386,11 +378,9 @@ int trace_live(const Options& options, const Profile& profile) {
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
   };
-  auto pipe = session.open_pipe(should_stop);
-  if (!pipe)
-    throw FatalError(pipe.error().message);
+  ByteSource* pipe = value_or_throw(session.open_pipe(should_stop));
 
-  FlushBeforeRead source(**pipe);
+  FlushBeforeRead source(*pipe);
   LineReader reader(source);
   reader.set_tee(saved.get());
   // Under systemd (Type=notify): the service is up once tracing is.
@@ -409,8 +399,7 @@ int trace_live(const Options& options, const Profile& profile) {
   if (saved) {
     learnt.chains = report.cgroup_limits();
     saved->stream() << write_saved_cgroups(learnt);
-    if (Status written = saved->finish(); !written)
-      throw FatalError(written.error().message);
+    throw_on_error(saved->finish());
   }
   report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
   if (!options.quiet) {
@@ -428,15 +417,9 @@ int run(const Options& options) {
     if (::geteuid() != 0)
       throw FatalError("--restore needs root (run it with sudo)");
     std::string tracing_dir = options.tracefs_dir.value_or("");
-    if (tracing_dir.empty()) {
-      auto found = find_tracefs(options.quiet ? nullptr : &std::cerr);
-      if (!found)
-        throw FatalError(found.error().message);
-      tracing_dir = *found;
-    }
-    if (Status restored = restore_from_journals(kDefaultJournalDir, tracing_dir, std::cerr);
-        !restored)
-      throw FatalError(restored.error().message);
+    if (tracing_dir.empty())
+      tracing_dir = value_or_throw(find_tracefs(options.quiet ? nullptr : &std::cerr));
+    throw_on_error(restore_from_state_files(kDefaultStateDir, tracing_dir, std::cerr));
     return 0;
   }
   if (options.list_profiles) {

@@ -13,10 +13,7 @@ namespace {
 std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) {
   if (!path)
     return nullptr;
-  auto file = OutputFile::create(*path);
-  if (!file)
-    throw FatalError(file.error().message);
-  return std::move(*file);
+  return value_or_throw(OutputFile::create(*path));
 }
 } // namespace
 

@@ -9,11 +9,8 @@ namespace allocwatch {
 void RunMetrics::start(const PublisherOptions& options, std::optional<Mode> mode,
                        std::ostream& messages, bool quiet) {
   mode_ = mode;
-  auto publisher = MetricsPublisher::start(
-      options, [this](std::uint64_t file_errors) { return render(file_errors); }, messages, quiet);
-  if (!publisher)
-    throw FatalError(publisher.error().message);
-  publisher_ = std::move(*publisher);
+  publisher_ = value_or_throw(MetricsPublisher::start(
+      options, [this](std::uint64_t file_errors) { return render(file_errors); }, messages, quiet));
   next_rebalance_ = Clock::now() + kRebalanceInterval;
 }
 

@@ -402,27 +402,8 @@ TEST_CASE("profile: errors name the file as given, and reading errors say why") 
   CHECK(directory.error().message == "configs: is a directory, not a profile");
 }
 
-TEST_CASE("profile: what yaml-cpp handles badly is refused before a node is built") {
-  // A lone ',' made yaml-cpp's LoadAll return empty documents without end
-  // (24 GB in 72 s); anchors and aliases can build a node that holds itself,
-  // which yaml-cpp never frees.
-  CHECK(load_error(",") == "t.yaml:1:1: syntax error: ',' outside a [list] or {map}");
+TEST_CASE("profile: what the YAML guard refuses is an error at its place") {
   CHECK(load_error("---\n,") == "t.yaml:2:1: syntax error: ',' outside a [list] or {map}");
-  CHECK(load_error("description: d\nfunctions: [f]\n...\n,\n") ==
-        "t.yaml:4:1: syntax error: ',' outside a [list] or {map}");
-  CHECK(load_error("&a [*a]") == "t.yaml:1:1: an anchor '&a': anchors and aliases are not "
-                                 "allowed in a profile; write the value out where it is used");
-  CHECK(load_error("description: d\nfunctions: [f]\nevents: *x\n") ==
-        "t.yaml:3:9: syntax error: the referenced anchor is not defined");
-  // Bounds on what a profile can hold: its values, its depth, its size.
-  std::string many = "description: d\nfunctions: [";
-  for (int i = 0; i < 10001; ++i)
-    many += "f" + std::to_string(i) + ",";
-  many += "]\n";
-  CHECK(load_error(many).ends_with(": more than 10000 values: far more than a profile holds"));
-  CHECK(load_error(std::string(5000, '[')).starts_with("t.yaml:1:"));
-  CHECK(load_error(std::string(5000, '[')).find(" levels deep; a profile nests a few") !=
-        std::string::npos);
   CHECK(load_error("description: d\n#" + std::string(64 * 1024, 'x')) ==
         "t.yaml: larger than 64 KiB: not a profile");
 }

@@ -93,8 +93,7 @@ bool LineReader::fill() {
     return false;
   }
   if (tee_ != nullptr)
-    if (Status copied = tee_->write(buf_.get() + end_, got); !copied)
-      throw FatalError(copied.error().message);
+    throw_on_error(tee_->write(buf_.get() + end_, got));
   end_ += got;
   bytes_read_ += got;
   return true;

@@ -10,6 +10,15 @@
 
 namespace allocwatch {
 
+std::string_view trimmed(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t'; };
+  while (!text.empty() && space(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && space(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
 void InstanceFree::operator()(tracefs_instance* instance) const {
   tracefs_instance_free(instance);
 }

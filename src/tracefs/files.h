@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 struct tracefs_instance;
 
@@ -38,6 +39,9 @@ Result<std::string> read_tracefs_file(tracefs_instance* instance, const std::str
 // Truncates the file and writes `text` in one write(2), as `echo -n text > file`.
 Status write_tracefs_file(tracefs_instance* instance, const std::string& path,
                           const std::string& text);
+
+// A file's value without the blanks around it: "0\n" reads as "0".
+std::string_view trimmed(std::string_view text);
 
 // "cannot write /sys/kernel/tracing/current_tracer: Device or resource busy".
 Error tracefs_error(const char* verb, tracefs_instance* instance, const std::string& path, int err);

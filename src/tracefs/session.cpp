@@ -3,128 +3,24 @@
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
 #include "tracefs/pipe_source.h"
+#include "tracefs/restore.h"
 #include "util/escape.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <signal.h>
 #include <span>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace allocwatch {
 
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-std::string_view trimmed(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t'; };
-  while (!text.empty() && space(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && space(text.back()))
-    text.remove_suffix(1);
-  return text;
-}
-
-// The function lines of set_ftrace_filter, without its "#### all functions
-// enabled ####" comment and without probes ("f:traceoff"), which truncating
-// the file does not remove and writing them again would duplicate.
-std::string filter_functions_of(std::string_view content) {
-  std::string functions;
-  std::size_t pos = 0;
-  while (pos < content.size()) {
-    std::size_t end = content.find('\n', pos);
-    if (end == std::string_view::npos)
-      end = content.size();
-    const std::string_view line = trimmed(content.substr(pos, end - pos));
-    if (!line.empty() && line.front() != '#' && line.find(':') == std::string_view::npos) {
-      functions += line;
-      functions += '\n';
-    }
-    pos = end + 1;
-  }
-  return functions;
-}
-
-// What to write into `path` (top level) so that it reads `snapshot` again.
-// Most files read back what was written; these do not.
-std::string restorable(const std::string& path, const std::string& snapshot) {
-  if (path == "buffer_size_kb") {
-    // "7 (expanded: 1408)": a buffer no tracer has used yet. Writing any
-    // size expands it for good; its expanded size is the closest state.
-    const std::string_view marker = "(expanded: ";
-    const std::size_t at = snapshot.find(marker);
-    if (at != std::string::npos) {
-      const std::size_t start = at + marker.size();
-      return snapshot.substr(start, snapshot.find(')', start) - start) + "\n";
-    }
-    return snapshot;
-  }
-  if (path == "set_ftrace_filter" || path == "set_ftrace_notrace")
-    return filter_functions_of(snapshot);
-  if ((path == "set_ftrace_pid" || path == "set_event_pid") && trimmed(snapshot) == "no pid")
-    return "";
-  if (ends_with(path, "/filter") && trimmed(snapshot) == "none")
-    return "0";
-  if (ends_with(path, "/enable")) { // "1*": enabled in soft mode by a trigger
-    std::string plain = snapshot;
-    plain.erase(std::remove(plain.begin(), plain.end(), '*'), plain.end());
-    return plain;
-  }
-  return snapshot;
-}
-
-bool reads_as(const std::string& path, const std::string& current, const std::string& snapshot) {
-  return current == snapshot || restorable(path, current) == restorable(path, snapshot);
-}
-
 void say_to(std::ostream* messages, const std::string& text) {
   if (messages != nullptr)
     *messages << "allocwatch: " << text << '\n';
-}
-
-// Writes back, last changed first, every entry whose file differs from its
-// snapshot. Goes on past errors, and returns them all.
-Status restore_entries(tracefs_instance* top, const std::vector<JournalEntry>& entries) {
-  std::string errors;
-  for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
-    Result<std::string> current = read_tracefs_file(top, e->path);
-    if (current && reads_as(e->path, *current, e->snapshot))
-      continue;
-    if (Status written = write_tracefs_file(top, e->path, restorable(e->path, e->snapshot));
-        !written)
-      errors += (errors.empty() ? "" : "; ") + written.error().message;
-  }
-  if (!errors.empty())
-    return Error{errors};
-  return Ok{};
-}
-
-Status remove_instance(const std::string& tracing_dir, const std::string& name) {
-  tracefs_instance* instance = tracefs_instance_alloc(tracing_dir.c_str(), name.c_str());
-  if (instance == nullptr) // gone already
-    return Ok{};
-  const int removed = tracefs_instance_destroy(instance);
-  const int err = errno;
-  tracefs_instance_free(instance);
-  if (removed != 0 && err != ENOENT)
-    return Error{"cannot remove the instance " + name + ": " + std::strerror(err)};
-  return Ok{};
-}
-
-Status remove_journal(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    return Error{"cannot remove the journal " + path + ": " + std::strerror(errno)};
-  return Ok{};
 }
 
 Status combine(Status first, const Status& second) {
@@ -143,7 +39,7 @@ Status combine(Status first, const Status& second) {
 // and restored; instance ones go with the instance.
 struct Session::Setting {
   std::string path;          // relative to the buffer's directory
-  std::string want;          // how the file reads once set; "" with `always`
+  std::string want{};        // how the file reads once set; "" with `always`
   bool always = false;       // write even when it reads as `want` already
   bool restored = true;      // false: data, not state ("trace" cleared)
   bool graph_filter = false; // graph mode: a refusal here means "use events mode"
@@ -168,8 +64,8 @@ std::string Session::traced_instance() const {
 }
 
 Status Session::check_other_runs() {
-  const std::string& dir = options_.journal_dir;
-  if (Status ready = ensure_journal_dir(dir); !ready)
+  const std::string& dir = options_.state_dir;
+  if (Status ready = ensure_state_dir(dir); !ready)
     return ready;
   lock_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock_fd_ < 0)
@@ -181,10 +77,10 @@ Status Session::check_other_runs() {
   }
 
   if (locked) { // with the lock, no other allocwatch is writing one now
-    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(dir);
+    Result<std::vector<UnfinishedStateFile>> removed = remove_unfinished_state_files(dir);
     if (!removed)
       return removed.error();
-    for (const UnfinishedJournal& leftover : *removed)
+    for (const UnfinishedStateFile& leftover : *removed)
       say("removed " + escaped(leftover.path) + ", the journal pid " +
           std::to_string(leftover.pid) +
           " was writing when it was killed (it had changed nothing)");
@@ -192,23 +88,23 @@ Status Session::check_other_runs() {
 
   std::string running = locked ? "" : "another allocwatch holds the lock on " + dir;
   std::string killed;
-  Result<std::vector<std::string>> journals = list_journals(dir);
-  if (!journals)
-    return journals.error();
-  for (const std::string& path : *journals) {
-    Result<Journal> journal = read_journal(path);
-    if (!journal)
-      return Error{journal.error().message + "; check tracefs, then remove it"};
-    if (journal->pid == getpid()) {
+  Result<std::vector<std::string>> state_files = list_state_files(dir);
+  if (!state_files)
+    return state_files.error();
+  for (const std::string& path : *state_files) {
+    Result<StateFile> state = read_state_file(path);
+    if (!state)
+      return Error{state.error().message + "; check tracefs, then remove it"};
+    if (state->pid == getpid()) {
       if (!locked) // another session of this process holds the lock
         continue;
       return Error{"a journal of an earlier run with this pid is in " + path +
                    ": run allocwatch --restore first"};
     }
-    if (journal_owner_alive(*journal))
-      running = "another allocwatch is running (pid " + std::to_string(journal->pid) + ")";
+    if (state_file_owner_alive(*state))
+      running = "another allocwatch is running (pid " + std::to_string(state->pid) + ")";
     else
-      killed += (killed.empty() ? "" : ", ") + std::to_string(journal->pid);
+      killed += (killed.empty() ? "" : ", ") + std::to_string(state->pid);
   }
   if (!running.empty()) {
     if (!options_.force)
@@ -321,8 +217,8 @@ Status Session::start_events() {
     return Error{"the instance " + plan_.instance_name +
                  " exists already, left by a killed run: run allocwatch --restore first"};
   planned_.clear();
-  if (Status journal = write_journal_now(); !journal)
-    return journal;
+  if (Status state = write_state_file_now(); !state)
+    return state;
   instance_ = tracefs_instance_create(plan_.instance_name.c_str());
   if (instance_ == nullptr)
     return Error{"cannot create the instance " + plan_.instance_name + ": " + std::strerror(errno)};
@@ -382,7 +278,7 @@ bool is_event_name(std::string_view name) {
 
 } // namespace
 
-bool is_journaled_file(std::string_view path) {
+bool is_saved_file(std::string_view path) {
   for (std::string_view top :
        {"current_tracer", "tracing_thresh", "tracing_on", "set_ftrace_filter", "set_ftrace_pid",
         "set_event_pid", "buffer_size_kb"})
@@ -414,8 +310,10 @@ bool is_journaled_file(std::string_view path) {
 
 namespace {
 
-Status switch_tracing(tracefs_instance* where, bool on) {
-  if ((on ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
+enum class Tracing { Off, On };
+
+Status switch_tracing(tracefs_instance* where, Tracing to) {
+  if ((to == Tracing::On ? tracefs_trace_on(where) : tracefs_trace_off(where)) != 0)
     return tracefs_error("write", where, "tracing_on", errno);
   return Ok{};
 }
@@ -445,18 +343,24 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   const bool graph = mode_ == Mode::Graph; // the top level, restored at the end
   std::vector<Setting> s;
   auto file = [&](std::string path, std::string want, std::string text) {
-    s.push_back({path, want, want.empty(), graph, false,
-                 [where, path, text] { return write_tracefs_file(where, path, text); }});
+    s.push_back({.path = path,
+                 .want = want,
+                 .always = want.empty(),
+                 .restored = graph,
+                 .write = [where, path, text] { return write_tracefs_file(where, path, text); }});
   };
 
   if (graph)
-    s.push_back(
-        {"set_ftrace_filter", "", true, true, true, [where, functions = plan_.chosen_functions()] {
-           return set_function_filter(where, functions);
-         }});
+    s.push_back({.path = "set_ftrace_filter",
+                 .always = true,
+                 .graph_filter = true,
+                 .write = [where, functions = plan_.chosen_functions()] {
+                   return set_function_filter(where, functions);
+                 }});
   // A new instance starts with tracing on.
-  s.push_back(
-      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, false); }});
+  s.push_back({.path = "tracing_on", .always = true, .restored = graph, .write = [where] {
+                 return switch_tracing(where, Tracing::Off);
+               }});
   if (plan_.pid) {
     const std::string pid = std::to_string(*plan_.pid);
     if (graph) {
@@ -468,7 +372,7 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   if (graph) {
     const std::string thresh = std::to_string(plan_.tracing_thresh_us);
     file("tracing_thresh", thresh, thresh);
-    s.push_back({"current_tracer", "function_graph", false, true, false, [where]() -> Status {
+    s.push_back({.path = "current_tracer", .want = "function_graph", .write = [where]() -> Status {
                    if (tracefs_tracer_set(where, TRACEFS_TRACER_FUNCTION_GRAPH) < 0)
                      return tracefs_error("write function_graph to", where, "current_tracer",
                                           errno);
@@ -487,9 +391,12 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     const std::string path = std::string("options/") + o.name;
     if (!o.required && !tracefs_file_exists(where, path.c_str()))
       continue;
-    s.push_back(
-        {path, o.on ? "1" : "0", false, graph, false,
-         [where, name = std::string(o.name), on = o.on] { return write_option(where, name, on); }});
+    s.push_back({.path = path,
+                 .want = o.on ? "1" : "0",
+                 .restored = graph,
+                 .write = [where, name = std::string(o.name), on = o.on] {
+                   return write_option(where, name, on);
+                 }});
   }
 
   // "X": the cpus' buffers differ in size, which one write cannot put back.
@@ -508,19 +415,20 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     // and name as patterns and walks every event directory for each event.
     file(dir + "/enable", "1", "1");
   }
-  s.push_back({"trace", "", true, false, false, [where]() -> Status {
+  s.push_back({.path = "trace", .always = true, .restored = false, .write = [where]() -> Status {
                  if (tracefs_instance_file_clear(where, "trace") != 0)
                    return tracefs_error("clear", where, "trace", errno);
                  return Ok{};
                }});
-  s.push_back(
-      {"tracing_on", "", true, graph, false, [where] { return switch_tracing(where, true); }});
+  s.push_back({.path = "tracing_on", .always = true, .restored = graph, .write = [where] {
+                 return switch_tracing(where, Tracing::On);
+               }});
   return s;
 }
 
 Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
                       bool& graph_refused) {
-  // First read everything that will change, and journal the top-level
+  // First read everything that will change, and state file the top-level
   // snapshot, before the first write.
   planned_.clear();
   std::vector<Setting*> writes;
@@ -534,23 +442,23 @@ Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
       if (!s.always && trimmed(*current) == s.want)
         continue;
       const bool known = std::any_of(planned_.begin(), planned_.end(),
-                                     [&](const JournalEntry& e) { return e.path == s.path; });
+                                     [&](const StateEntry& e) { return e.path == s.path; });
       if (where == top_.get() && s.restored && !known)
         planned_.push_back({s.path, std::move(*current)});
     }
     writes.push_back(&s);
   }
   if (where == top_.get())
-    if (Status journal = write_journal_now(); !journal)
-      return journal;
+    if (Status state = write_state_file_now(); !state)
+      return state;
 
   for (Setting* s : writes) {
     if (where == top_.get() && s->restored) {
       const bool known = std::any_of(undo_.begin(), undo_.end(),
-                                     [&](const JournalEntry& e) { return e.path == s->path; });
+                                     [&](const StateEntry& e) { return e.path == s->path; });
       if (!known) // before the write: a write that fails half-done is undone too
         undo_.push_back(*std::find_if(planned_.begin(), planned_.end(),
-                                      [&](const JournalEntry& e) { return e.path == s->path; }));
+                                      [&](const StateEntry& e) { return e.path == s->path; }));
     }
     if (Status written = s->write(); !written) {
       graph_refused = s->graph_filter;
@@ -560,15 +468,15 @@ Status Session::apply(std::vector<Setting>& settings, tracefs_instance* where,
   return Ok{};
 }
 
-Status Session::write_journal_now() {
-  journal_written_ = true; // a failed write may leave a part of it
-  Journal journal;
-  journal.pid = getpid();
-  journal.start_time = start_time_;
-  journal.tracing_dir = plan_.tracing_dir;
-  journal.instance = mode_ == Mode::Events ? plan_.instance_name : "";
-  journal.entries = planned_;
-  return write_journal(options_.journal_dir, journal);
+Status Session::write_state_file_now() {
+  state_file_written_ = true; // a failed write may leave a part of it
+  StateFile state;
+  state.pid = getpid();
+  state.start_time = start_time_;
+  state.tracing_dir = plan_.tracing_dir;
+  state.instance = mode_ == Mode::Events ? plan_.instance_name : "";
+  state.entries = planned_;
+  return write_state_file(options_.state_dir, state);
 }
 
 Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
@@ -618,152 +526,11 @@ Status Session::undo() {
     return result;
   undo_.clear();
   planned_.clear();
-  if (journal_written_) {
-    if (Status removed = remove_journal(journal_path(options_.journal_dir, getpid())); !removed)
+  if (state_file_written_) {
+    if (Status removed = remove_state_file(state_file_path(options_.state_dir, getpid())); !removed)
       return removed;
-    journal_written_ = false;
+    state_file_written_ = false;
   }
-  return Ok{};
-}
-
-bool is_mounted_tracefs(const std::string& dir) {
-  struct statfs fs {};
-  return ::statfs(dir.c_str(), &fs) == 0 &&
-         (fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC);
-}
-
-namespace {
-
-// What restore_from_journals() checks of a journal beyond its format.
-Status check_journal(const Journal& journal, const std::string& path, const RestoreChecks& checks) {
-  auto refuse = [&](const std::string& why) {
-    return Error{"refusing the journal " + escaped(path) + ": " + why};
-  };
-  if (journal_path(path.substr(0, path.rfind('/')), journal.pid) != path)
-    return refuse("it names pid " + std::to_string(journal.pid) + ", not its file's");
-  const std::string& dir = journal.tracing_dir;
-  if (dir.front() != '/')
-    return refuse("its tracing directory " + quote(dir) + " is not an absolute path");
-  if (!checks.is_tracing_dir(dir))
-    return refuse("its tracing directory " + quote(dir) + " is not a tracefs or debugfs");
-  if (!journal.instance.empty() && journal.instance != "allocwatch-" + std::to_string(journal.pid))
-    return refuse("its instance " + quote(journal.instance) + " is not allocwatch-" +
-                  std::to_string(journal.pid));
-  for (const JournalEntry& e : journal.entries)
-    if (!is_journaled_file(e.path))
-      return refuse("it names " + quote(e.path) + ", not a file allocwatch saves");
-  return Ok{};
-}
-
-} // namespace
-
-Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
-                             std::ostream& messages, const RestoreChecks& checks) {
-  // What is left to do when a journal is refused.
-  static constexpr const char* kByHand = " (check tracefs by hand, then remove the journal)";
-  int failures = 0;
-  auto fail = [&](const std::string& text) {
-    messages << "allocwatch: " << text << '\n';
-    ++failures;
-  };
-  int done = 0;
-
-  // The directory first: one that is not root's own is not read at all.
-  struct stat dir_stat {};
-  const bool dir_exists = ::lstat(journal_dir.c_str(), &dir_stat) == 0 || errno != ENOENT;
-  if (dir_exists) {
-    if (Status trusted = check_journal_dir(journal_dir); !trusted)
-      return Error{trusted.error().message + "; nothing was restored"};
-    Result<std::vector<UnfinishedJournal>> removed = remove_unfinished_journals(journal_dir);
-    if (!removed)
-      return removed.error();
-    for (const UnfinishedJournal& leftover : *removed) {
-      ++done;
-      messages << "allocwatch: removed " << escaped(leftover.path) << ", the journal pid "
-               << leftover.pid << " was writing when it was killed (it had changed nothing)\n";
-    }
-  }
-
-  Result<std::vector<std::string>> journals = list_journals(journal_dir);
-  if (!journals)
-    return journals.error();
-  std::vector<pid_t> live;
-  for (const std::string& path : *journals) {
-    Result<Journal> journal = read_journal(path);
-    if (!journal) {
-      fail(journal.error().message + "; nothing of it was restored" + kByHand);
-      continue;
-    }
-    if (Status trusted = check_journal(*journal, path, checks); !trusted) {
-      fail(trusted.error().message + "; nothing of it was restored" + kByHand);
-      continue;
-    }
-    if (journal_owner_alive(*journal)) {
-      messages << "allocwatch: pid " << journal->pid << " is running: its journal " << path
-               << " is left alone\n";
-      live.push_back(journal->pid);
-      continue;
-    }
-    Result<InstancePtr> top = open_top_level(journal->tracing_dir);
-    Status replayed = top ? restore_entries(top->get(), journal->entries) : Status(top.error());
-    if (replayed && !journal->instance.empty())
-      replayed = remove_instance(journal->tracing_dir, journal->instance);
-    if (replayed)
-      replayed = remove_journal(path);
-    if (!replayed) {
-      fail("replaying " + path + " failed: " + replayed.error().message);
-      continue;
-    }
-    ++done;
-    const std::size_t files = journal->entries.size();
-    messages << "allocwatch: restored what pid " << journal->pid << " changed in "
-             << escaped(journal->tracing_dir) << " (" << files << (files == 1 ? " file" : " files")
-             << (journal->instance.empty() ? "" : ", instance " + journal->instance + " removed")
-             << ")\n";
-  }
-
-  // Instances of runs that died before their journal named them, or whose
-  // journal is gone.
-  // tracefs_instances() would do, but leaks its regex (libtracefs 1.6.4).
-  std::vector<std::string> instances;
-  if (Status dir = use_tracing_dir(tracing_dir); dir)
-    tracefs_instances_walk(
-        [](const char* name, void* found) {
-          static_cast<std::vector<std::string>*>(found)->push_back(name);
-          return 0;
-        },
-        &instances);
-  for (const std::string& name : instances) {
-    constexpr std::string_view prefix = "allocwatch-";
-    const std::string_view digits =
-        std::string_view(name).substr(std::min(name.size(), prefix.size()));
-    pid_t pid = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-    if (name.compare(0, prefix.size(), prefix) != 0 || digits.empty() || ec != std::errc() ||
-        end != digits.data() + digits.size())
-      continue;
-    const bool running = std::find(live.begin(), live.end(), pid) != live.end() ||
-                         ::kill(pid, 0) == 0 || errno == EPERM;
-    if (running) {
-      messages << "allocwatch: instance " << name << " belongs to running pid " << pid
-               << ": left alone\n";
-      continue;
-    }
-    if (Status removed = remove_instance(tracing_dir, name); !removed) {
-      fail(removed.error().message);
-      continue;
-    }
-    ++done;
-    messages << "allocwatch: removed the instance " << name << " left by pid " << pid << '\n';
-  }
-
-  if (failures > 0)
-    return Error{std::to_string(failures) +
-                 (failures == 1 ? " journal or instance was" : " journals or instances were") +
-                 " not restored (see above)"};
-  if (done == 0)
-    messages << "allocwatch: nothing to restore: no journal of a killed run in " << journal_dir
-             << ", no instance left behind\n";
   return Ok{};
 }
 

@@ -4,14 +4,14 @@
 //
 //   PlanOptions plan_options;                 // .pid, .tracing_dir (--tracefs)
 //   Result<Plan> plan = make_plan(profile, threshold, forced_mode, plan_options);
-//   SessionOptions session_options;           // .force, .journal_dir
+//   SessionOptions session_options;           // .force, .state_dir
 //   Session session(std::move(*plan), session_options);
 //   if (Status s = session.start(); !s) fail(s.error());  // nothing is left changed
 //   Result<ByteSource*> pipe = session.open_pipe([] { return stop_requested; });
 //   ... read *pipe until it returns 0: once stop_requested, the pipe switches
 //       tracing off, drains what the kernel still holds, then ends ...
 //   session.stop_tracing();                                 // when leaving early
-//   if (Status s = session.restore(); !s) fail(s.error());  // journal kept then
+//   if (Status s = session.restore(); !s) fail(s.error());  // state file kept then
 //
 // main must turn SIGINT/SIGTERM/SIGHUP into a flag that should_stop reads,
 // and ignore SIGPIPE (EPIPE on stdout is then an error it handles), so that
@@ -27,17 +27,17 @@
 // - events mode creates the private instance allocwatch-<pid> with tracing
 //   off and configures only inside it; the top level is never written.
 // - Before the first change, every top-level file that will change is read
-//   and the snapshot written to the journal (<journal_dir>/<pid>.state).
+//   and the snapshot written to the state file (<state_dir>/<pid>.state).
 //   restore() writes back, in reverse order, only the files whose content
-//   differs from the snapshot, removes the instance, then the journal. A
+//   differs from the snapshot, removes the instance, then the state file. A
 //   failure half-way through start() does the same before returning. One
 //   state cannot come back: a top-level ring buffer no tracer had used reads
 //   "7 (expanded: 1408)", and graph mode expands it for good; it is put back
 //   at 1408, its expanded size.
 // - start() refuses, unless `force`, while another allocwatch runs (its lock
-//   or a live journal) or, in graph mode, while another tracer is active at
+//   or a live state file) or, in graph mode, while another tracer is active at
 //   the top level (current_tracer not nop, tracing_thresh not 0, or functions
-//   in set_ftrace_filter). A journal left by a killed run must be replayed
+//   in set_ftrace_filter). A state file left by a killed run must be replayed
 //   first (allocwatch --restore).
 //
 // All tracefs I/O is through libtracefs, in the directory the Plan names.
@@ -45,8 +45,8 @@
 
 #include "trace/line_reader.h"
 #include "tracefs/files.h"
-#include "tracefs/journal.h"
 #include "tracefs/plan.h"
+#include "tracefs/state_file.h"
 #include "util/result.h"
 
 #include <functional>
@@ -63,7 +63,7 @@ namespace allocwatch {
 class PipeSource;
 
 struct SessionOptions {
-  std::string journal_dir = kDefaultJournalDir;
+  std::string state_dir = kDefaultStateDir;
   bool force = false;                  // --force: start despite the conflicts above
   std::ostream* messages = &std::cerr; // what it did, warnings; nullptr: quiet
 };
@@ -75,7 +75,7 @@ public:
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // Checks, snapshots, journals, configures; tracing is on when it returns
+  // Checks, snapshots, state files, configures; tracing is on when it returns
   // Ok. On error nothing is left changed (what was changed is restored).
   Status start();
 
@@ -95,7 +95,7 @@ public:
   Status stop_tracing();
 
   // Puts back what start() changed (see above). Idempotent. On error the
-  // journal stays, so that `allocwatch --restore` can finish the job.
+  // state file stays, so that `allocwatch --restore` can finish the job.
   Status restore();
 
 private:
@@ -108,8 +108,8 @@ private:
   // What start() writes in `where`: the top level (graph mode) or the instance.
   std::vector<Setting> settings(tracefs_instance* where) const;
   Status apply(std::vector<Setting>& settings, tracefs_instance* where, bool& graph_refused);
-  Status write_journal_now();
-  // Restores the top level, removes the instance, then the journal; keeps
+  Status write_state_file_now();
+  // Restores the top level, removes the instance, then the state file; keeps
   // what it could not restore for the next try.
   Status undo();
   void release_lock();
@@ -120,44 +120,20 @@ private:
   SessionOptions options_;
   Mode mode_;
   std::uint64_t start_time_ = 0;
-  int lock_fd_ = -1;    // the journal directory, flock()ed while running
+  int lock_fd_ = -1;    // the state file directory, flock()ed while running
   bool active_ = false; // started and not yet restored
-  bool journal_written_ = false;
+  bool state_file_written_ = false;
   InstancePtr top_;                      // the top level of plan_.tracing_dir
   tracefs_instance* instance_ = nullptr; // events mode
-  std::vector<JournalEntry> undo_;       // top-level files, in the order first changed
-  std::vector<JournalEntry> planned_;    // what the journal promises to restore
+  std::vector<StateEntry> undo_;         // top-level files, in the order first changed
+  std::vector<StateEntry> planned_;      // what the state file promises to restore
   std::unique_ptr<PipeSource> pipe_;
 };
 
-// The files a Session snapshots (and so journals): the top level's
+// The files a Session snapshots (and so state files): the top level's
 // current_tracer, tracing_thresh, tracing_on, set_ftrace_filter,
 // set_ftrace_pid, set_event_pid, buffer_size_kb, the options/ it sets, and
 // events/SYSTEM/EVENT/{enable,filter}. --restore writes no other path.
-bool is_journaled_file(std::string_view path);
-
-// True when `dir` is a mounted tracefs or debugfs (statfs magic).
-bool is_mounted_tracefs(const std::string& dir);
-
-// What --restore takes as a journal's tracing directory. Tests take their
-// fake tracefs (plain files in /tmp) for one, and nothing else.
-struct RestoreChecks {
-  std::function<bool(const std::string& dir)> is_tracing_dir = is_mounted_tracefs;
-};
-
-// allocwatch --restore: replays every journal in `journal_dir` whose process
-// is gone (each journal names its tracing directory), then removes the
-// allocwatch-<pid> instances in `tracing_dir` whose process is gone, and the
-// journals killed runs had not finished writing (<pid>.state.tmp). Says on
-// `messages` what it did, or that there was nothing to do.
-//
-// It trusts nothing it reads: it refuses, touching nothing, a journal
-// directory that check_journal_dir() refuses; and each journal that
-// read_journal() refuses, or whose pid is not its file's, whose tracing
-// directory is not an absolute path to a tracefs or debugfs, whose instance
-// is not allocwatch-<its pid>, or that names a file is_journaled_file()
-// does not take (an absolute path, "..", anything else).
-Status restore_from_journals(const std::string& journal_dir, const std::string& tracing_dir,
-                             std::ostream& messages, const RestoreChecks& checks = {});
+bool is_saved_file(std::string_view path);
 
 } // namespace allocwatch

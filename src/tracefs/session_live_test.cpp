@@ -78,7 +78,7 @@ void run_true() {
 
 TEST_CASE("live: events mode traces in its own instance and leaves the top level as it was" *
           doctest::skip(!live_allowed())) {
-  testing::TempDir journals;
+  testing::TempDir state_files;
   const auto before = top_level_state();
   Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
                                 {.pid = std::nullopt, .tracing_dir = "", .messages = nullptr});
@@ -87,7 +87,7 @@ TEST_CASE("live: events mode traces in its own instance and leaves the top level
   const std::string instance = std::string(kTracefs) + "/instances/" + plan->instance_name;
   {
     Session session(std::move(*plan),
-                    {.journal_dir = journals.dir(), .force = false, .messages = nullptr});
+                    {.state_dir = state_files.dir(), .force = false, .messages = nullptr});
     REQUIRE(session.start().ok());
     CHECK(read_or_error(instance + "/events/sched/sched_process_fork/enable") == "1\n");
     CHECK(read_or_error(instance + "/events/sched/sched_process_exit/enable") == "1\n");
@@ -96,7 +96,7 @@ TEST_CASE("live: events mode traces in its own instance and leaves the top level
     CHECK(kb >= 1024);
     CHECK(kb < 1024 + 4);
     CHECK(read_or_error(instance + "/tracing_on") == "1\n");
-    CHECK(std::filesystem::exists(journal_path(journals.dir(), getpid())));
+    CHECK(std::filesystem::exists(state_file_path(state_files.dir(), getpid())));
     auto during = top_level_state();
     during.erase("instances/" + session.plan().instance_name);
     CHECK(during == before);
@@ -121,13 +121,13 @@ TEST_CASE("live: events mode traces in its own instance and leaves the top level
     REQUIRE(session.restore().ok());
   }
   CHECK_FALSE(std::filesystem::exists(instance));
-  CHECK_FALSE(std::filesystem::exists(journal_path(journals.dir(), getpid())));
+  CHECK_FALSE(std::filesystem::exists(state_file_path(state_files.dir(), getpid())));
   CHECK(top_level_state() == before);
 }
 
 TEST_CASE("live: --pid limits the instance's events to the process and its children" *
           doctest::skip(!live_allowed())) {
-  testing::TempDir journals;
+  testing::TempDir state_files;
   const auto before = top_level_state();
   Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
                                 {.pid = getpid(), .tracing_dir = "", .messages = nullptr});
@@ -135,7 +135,7 @@ TEST_CASE("live: --pid limits the instance's events to the process and its child
   const std::string instance = std::string(kTracefs) + "/instances/" + plan->instance_name;
   {
     Session session(std::move(*plan),
-                    {.journal_dir = journals.dir(), .force = false, .messages = nullptr});
+                    {.state_dir = state_files.dir(), .force = false, .messages = nullptr});
     REQUIRE(session.start().ok());
     CHECK(read_or_error(instance + "/set_event_pid") == std::to_string(getpid()) + "\n");
     CHECK(read_or_error(instance + "/options/event-fork") == "1\n");
@@ -146,7 +146,7 @@ TEST_CASE("live: --pid limits the instance's events to the process and its child
 
 TEST_CASE("live: graph mode refused by this kernel falls back to events mode, top level untouched" *
           doctest::skip(!live_filter_refused())) {
-  testing::TempDir journals;
+  testing::TempDir state_files;
   const auto before = top_level_state();
   Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
                                 {.pid = std::nullopt, .tracing_dir = "", .messages = nullptr});
@@ -156,7 +156,7 @@ TEST_CASE("live: graph mode refused by this kernel falls back to events mode, to
   plan->functions = {{{"__alloc_pages_noprof"}, "__alloc_pages_noprof", {}}};
   std::ostringstream said;
   Session session(std::move(*plan),
-                  {.journal_dir = journals.dir(), .force = false, .messages = &said});
+                  {.state_dir = state_files.dir(), .force = false, .messages = &said});
   REQUIRE(session.start().ok());
   CHECK(session.mode() == Mode::Events);
   CHECK(said.str() == "allocwatch: events mode: the kernel refused function filtering (cannot "

@@ -49,12 +49,15 @@ bool shown_escaped(std::uint32_t code_point) {
          (code_point >= 0x2066 && code_point <= 0x2069);
 }
 
-void append_escaped(std::string& out, std::string_view bytes, bool in_quotes) {
+// Inside quotes, a quote is escaped too.
+enum class Context { Bare, InQuotes };
+
+void append_escaped(std::string& out, std::string_view bytes, Context context) {
   std::size_t i = 0;
   while (i < bytes.size()) {
     const auto byte = static_cast<unsigned char>(bytes[i]);
     if (byte >= 0x20 && byte < 0x7f) {
-      if (byte == '\\' || (in_quotes && byte == '\''))
+      if (byte == '\\' || (context == Context::InQuotes && byte == '\''))
         out += '\\';
       out += static_cast<char>(byte);
       ++i;
@@ -90,7 +93,7 @@ void append_escaped(std::string& out, std::string_view bytes, bool in_quotes) {
 std::string escaped(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
-  append_escaped(out, bytes, false);
+  append_escaped(out, bytes, Context::Bare);
   return out;
 }
 
@@ -98,7 +101,7 @@ std::string quote(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size() + 2);
   out += '\'';
-  append_escaped(out, bytes, true);
+  append_escaped(out, bytes, Context::InQuotes);
   out += '\'';
   return out;
 }

@@ -16,7 +16,8 @@ namespace allocwatch {
 // failing (the stream's badbit stays set) and remembers the errno.
 class OutputFile::FdBuffer : public std::streambuf {
 public:
-  FdBuffer(int fd, bool owned) : fd_(fd), owned_(owned), data_(kSize) {
+  FdBuffer(int fd, Ownership ownership)
+      : fd_(fd), owned_(ownership == Ownership::Owned), data_(kSize) {
     setp(data_.data(), data_.data() + data_.size());
   }
   ~FdBuffer() override {
@@ -111,11 +112,12 @@ private:
   std::vector<char> data_;
 };
 
-OutputFile::OutputFile(int fd, std::string name, bool owned)
-    : name_(std::move(name)), buffer_(std::make_unique<FdBuffer>(fd, owned)),
+OutputFile::OutputFile(int fd, std::string name, Ownership ownership)
+    : name_(std::move(name)), buffer_(std::make_unique<FdBuffer>(fd, ownership)),
       stream_(buffer_.get()) {}
 
-OutputFile::OutputFile(int fd, std::string name) : OutputFile(fd, std::move(name), false) {}
+OutputFile::OutputFile(int fd, std::string name)
+    : OutputFile(fd, std::move(name), Ownership::Borrowed) {}
 
 OutputFile::~OutputFile() = default;
 
@@ -123,7 +125,7 @@ Result<std::unique_ptr<OutputFile>> OutputFile::create(const std::string& path, 
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0)
     return Error{"cannot write " + escaped(path) + ": " + std::strerror(errno)};
-  return std::unique_ptr<OutputFile>(new OutputFile(fd, path, true));
+  return std::unique_ptr<OutputFile>(new OutputFile(fd, path, Ownership::Owned));
 }
 
 std::streambuf* OutputFile::buffer() {

@@ -4,10 +4,9 @@
 // silent loss. Every output allocwatch writes goes through one: stdout (the
 // trace), --save's file, report files.
 //
-//   Result<std::unique_ptr<OutputFile>> file = OutputFile::create(path);
-//   if (!file) throw FatalError(file.error().message);
-//   (*file)->stream() << ...;                  // a failed write sets badbit
-//   if (Status s = (*file)->finish(); !s) throw FatalError(s.error().message);
+//   std::unique_ptr<OutputFile> file = value_or_throw(OutputFile::create(path));
+//   file->stream() << ...;                     // a failed write sets badbit
+//   throw_on_error(file->finish());
 //
 // stream().good() turns false at the first failed write, so a long run can
 // stop early; finish() flushes, closes a file it opened, and says why.
@@ -47,7 +46,9 @@ public:
 
 private:
   class FdBuffer;
-  OutputFile(int fd, std::string name, bool owned);
+  // Whether the OutputFile closes the descriptor.
+  enum class Ownership { Borrowed, Owned };
+  OutputFile(int fd, std::string name, Ownership ownership);
 
   std::string name_;
   std::unique_ptr<FdBuffer> buffer_;

@@ -46,4 +46,19 @@ private:
 struct Ok {};
 using Status = Result<Ok>;
 
+// Where an error ends the run (ccache's value_or_throw): the value, or
+// FatalError with the error's message and `exit_code` (2: bad usage or
+// profile, 1: anything else).
+template <class T> T value_or_throw(Result<T>&& result, int exit_code = 1) {
+  if (!result)
+    throw FatalError(result.error().message, exit_code);
+  return std::move(result.value());
+}
+
+// The same for an operation that returns nothing.
+inline void throw_on_error(const Status& status, int exit_code = 1) {
+  if (!status)
+    throw FatalError(status.error().message, exit_code);
+}
+
 } // namespace allocwatch

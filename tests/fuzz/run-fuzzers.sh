@@ -45,7 +45,7 @@ for name in "$@"; do
     echo "fuzz: $name: ${runs:-?} inputs in ${seconds}s (${per_second:-?}/s), peak RSS ${rss:-?} MB, corpus $units: no finding"
   else
     echo "fuzz: $name: FINDING (exit $status); the input is in $dir/findings/:"
-    grep -E '^==[0-9]+==|^SUMMARY|ERROR|^journal:|^pipeline:|^artifact_prefix|Test unit written' "$log" | head -20
+    grep -E '^==[0-9]+==|^SUMMARY|ERROR|^state_file:|^pipeline:|^artifact_prefix|Test unit written' "$log" | head -20
     failed="$failed $name"
   fi
 done

@@ -136,7 +136,7 @@ inline Profile fake_profile() {
   return p;
 }
 
-// A temporary journal directory, removed with what is in it.
+// A temporary directory, removed with what is in it.
 class TempDir {
 public:
   TempDir() {

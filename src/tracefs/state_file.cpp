@@ -1,4 +1,4 @@
-#include "tracefs/journal.h"
+#include "tracefs/state_file.h"
 
 #include "util/escape.h"
 #include "util/read_limit.h"
@@ -24,7 +24,7 @@ namespace {
 // "file PATH SIZE" followed by SIZE bytes of snapshot and a newline, so that
 // any content (empty, without a final newline) survives exactly; then the
 // line "end", the last bytes of the file. Format 1 had no end marker, so a
-// journal cut at an entry boundary read as whole.
+// state file cut at an entry boundary read as whole.
 constexpr std::string_view kMagic = "allocwatch-journal 2";
 constexpr std::string_view kOldMagic = "allocwatch-journal 1";
 constexpr std::string_view kEndMarker = "end";
@@ -85,11 +85,11 @@ Status create_parents(const std::string& dir) {
 
 } // namespace
 
-std::string journal_path(const std::string& dir, pid_t pid) {
+std::string state_file_path(const std::string& dir, pid_t pid) {
   return dir + "/" + std::to_string(pid) + std::string(kStateSuffix);
 }
 
-Status check_journal_dir(const std::string& dir) {
+Status check_state_dir(const std::string& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0)
     return system_error("cannot use the journal directory " + escaped(dir), errno);
@@ -108,7 +108,7 @@ Status check_journal_dir(const std::string& dir) {
   return Ok{};
 }
 
-Status ensure_journal_dir(const std::string& dir) {
+Status ensure_state_dir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) != 0) {
     if (errno == ENOENT) {
       if (Status parents = create_parents(dir); !parents)
@@ -120,17 +120,17 @@ Status ensure_journal_dir(const std::string& dir) {
       return system_error("cannot create the journal directory " + escaped(dir), errno);
     }
   }
-  return check_journal_dir(dir);
+  return check_state_dir(dir);
 }
 
-std::string format_journal(const Journal& journal) {
+std::string format_state_file(const StateFile& state) {
   std::string text;
   text += kMagic;
-  text += "\npid " + std::to_string(journal.pid);
-  text += "\nstart_time " + std::to_string(journal.start_time);
-  text += "\ntracing_dir " + journal.tracing_dir;
-  text += "\ninstance " + journal.instance + "\n";
-  for (const JournalEntry& e : journal.entries) {
+  text += "\npid " + std::to_string(state.pid);
+  text += "\nstart_time " + std::to_string(state.start_time);
+  text += "\ntracing_dir " + state.tracing_dir;
+  text += "\ninstance " + state.instance + "\n";
+  for (const StateEntry& e : state.entries) {
     text += "file " + e.path + " " + std::to_string(e.snapshot.size()) + "\n";
     text += e.snapshot;
     text += "\n";
@@ -140,28 +140,28 @@ std::string format_journal(const Journal& journal) {
   return text;
 }
 
-Status write_journal(const std::string& dir, const Journal& journal) {
-  if (Status ready = ensure_journal_dir(dir); !ready)
+Status write_state_file(const std::string& dir, const StateFile& state) {
+  if (Status ready = ensure_state_dir(dir); !ready)
     return ready;
-  const std::string path = journal_path(dir, journal.pid);
+  const std::string path = state_file_path(dir, state.pid);
   // One line each in the format; the kernel's names never hold a newline.
-  if (journal.tracing_dir.find('\n') != std::string::npos ||
-      journal.instance.find('\n') != std::string::npos ||
-      std::any_of(journal.entries.begin(), journal.entries.end(),
-                  [](const JournalEntry& e) { return e.path.find('\n') != std::string::npos; }))
+  if (state.tracing_dir.find('\n') != std::string::npos ||
+      state.instance.find('\n') != std::string::npos ||
+      std::any_of(state.entries.begin(), state.entries.end(),
+                  [](const StateEntry& e) { return e.path.find('\n') != std::string::npos; }))
     return Error{"cannot write the journal " + path + ": a name holds a newline"};
-  const std::string text = format_journal(journal);
-  if (text.size() > kMaxJournalBytes)
+  const std::string text = format_state_file(state);
+  if (text.size() > kMaxStateFileBytes)
     return Error{"cannot write the journal " + path + ": the snapshot is larger than " +
-                 std::to_string(kMaxJournalBytes >> 20) + " MiB"};
+                 std::to_string(kMaxStateFileBytes >> 20) + " MiB"};
 
   const std::string temporary =
-      dir + "/" + std::to_string(journal.pid) + std::string(kTemporarySuffix);
+      dir + "/" + std::to_string(state.pid) + std::string(kTemporarySuffix);
   const int fd =
       ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return system_error("cannot write the journal " + temporary, errno);
-  // 0600 whatever the umask: --restore reads no journal of another mode.
+  // 0600 whatever the umask: --restore reads no state file of another mode.
   Status written = ::fchmod(fd, 0600) == 0 ? Status(Ok{}) : Status(Error{std::strerror(errno)});
   if (written)
     written = write_all(fd, text);
@@ -178,7 +178,7 @@ Status write_journal(const std::string& dir, const Journal& journal) {
   return Ok{};
 }
 
-Result<Journal> parse_journal(std::string_view text, const std::string& name) {
+Result<StateFile> parse_state_file(std::string_view text, const std::string& name) {
   auto corrupt = [&](const std::string& why) {
     return Error{"the journal " + escaped(name) + " is damaged (" + why + ")"};
   };
@@ -208,25 +208,25 @@ Result<Journal> parse_journal(std::string_view text, const std::string& name) {
     return Error{"the journal " + escaped(name) +
                  " is of an older allocwatch (format 1, which cannot show that it was written "
                  "whole)"};
-  Journal journal;
+  StateFile state;
   std::string_view value;
-  if (!value_of("pid", value) || !parse_number(value, journal.pid) || journal.pid <= 0)
+  if (!value_of("pid", value) || !parse_number(value, state.pid) || state.pid <= 0)
     return corrupt("no pid");
-  if (!value_of("start_time", value) || !parse_number(value, journal.start_time))
+  if (!value_of("start_time", value) || !parse_number(value, state.start_time))
     return corrupt("no start_time");
   if (!value_of("tracing_dir", value) || value.empty())
     return corrupt("no tracing_dir");
-  journal.tracing_dir = value;
+  state.tracing_dir = value;
   if (!next_line(line) || !line.starts_with("instance "))
     return corrupt("no instance");
-  journal.instance = line.substr(9);
+  state.instance = line.substr(9);
   for (;;) {
     if (!next_line(line))
       return corrupt("cut short: no end marker");
     if (line == kEndMarker) {
       if (pos != text.size())
         return corrupt("bytes after the end marker");
-      return journal;
+      return state;
     }
     if (!line.starts_with("file "))
       return corrupt("an entry without its 'file' line");
@@ -238,13 +238,13 @@ Result<Journal> parse_journal(std::string_view text, const std::string& name) {
       return corrupt("a bad 'file' line");
     if (text.size() - pos < size + 1 || text[pos + size] != '\n')
       return corrupt("a truncated snapshot");
-    journal.entries.push_back(
+    state.entries.push_back(
         {std::string(value.substr(0, space)), std::string(text.substr(pos, size))});
     pos += size + 1;
   }
 }
 
-Result<Journal> read_journal(const std::string& path) {
+Result<StateFile> read_state_file(const std::string& path) {
   const std::string shown = escaped(path);
   // O_NONBLOCK: a FIFO planted in the directory must not block the open.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -268,10 +268,10 @@ Result<Journal> read_journal(const std::string& path) {
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     return refuse(std::string("its mode is ") + mode + ", not 0600");
   }
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes)
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxStateFileBytes)
     return refuse("it is larger than any journal allocwatch writes");
   std::string text;
-  const int err = read_at_most(fd, kMaxJournalBytes, text);
+  const int err = read_at_most(fd, kMaxStateFileBytes, text);
   if (err == EFBIG) // it grew since fstat
     return refuse("it is larger than any journal allocwatch writes");
   if (err != 0) {
@@ -279,10 +279,10 @@ Result<Journal> read_journal(const std::string& path) {
     return system_error("cannot read the journal " + shown, err);
   }
   ::close(fd);
-  return parse_journal(text, path);
+  return parse_state_file(text, path);
 }
 
-Result<std::vector<std::string>> list_journals(const std::string& dir) {
+Result<std::vector<std::string>> list_state_files(const std::string& dir) {
   std::vector<std::string> paths;
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
@@ -298,22 +298,23 @@ Result<std::vector<std::string>> list_journals(const std::string& dir) {
   return paths;
 }
 
-Result<std::vector<UnfinishedJournal>> remove_unfinished_journals(const std::string& dir) {
-  std::vector<UnfinishedJournal> removed;
+Result<std::vector<UnfinishedStateFile>> remove_unfinished_state_files(const std::string& dir) {
+  std::vector<UnfinishedStateFile> removed;
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
     if (errno == ENOENT)
       return removed;
     return system_error("cannot list the journal directory " + escaped(dir), errno);
   }
-  std::vector<UnfinishedJournal> found;
+  std::vector<UnfinishedStateFile> found;
   while (const dirent* entry = ::readdir(d))
     if (const std::optional<pid_t> pid = pid_of(entry->d_name, kTemporarySuffix))
       found.push_back({dir + "/" + entry->d_name, *pid});
   ::closedir(d);
-  std::sort(found.begin(), found.end(),
-            [](const UnfinishedJournal& a, const UnfinishedJournal& b) { return a.path < b.path; });
-  for (UnfinishedJournal& leftover : found) {
+  std::sort(
+      found.begin(), found.end(),
+      [](const UnfinishedStateFile& a, const UnfinishedStateFile& b) { return a.path < b.path; });
+  for (UnfinishedStateFile& leftover : found) {
     // Its writer may still be writing it (EPERM: alive, another user's).
     if (::kill(leftover.pid, 0) == 0 || errno != ESRCH)
       continue;
@@ -344,9 +345,9 @@ std::optional<std::uint64_t> process_start_time(pid_t pid) {
   return std::nullopt;
 }
 
-bool journal_owner_alive(const Journal& journal) {
-  const std::optional<std::uint64_t> start = process_start_time(journal.pid);
-  return start && *start == journal.start_time;
+bool state_file_owner_alive(const StateFile& state) {
+  const std::optional<std::uint64_t> start = process_start_time(state.pid);
+  return start && *start == state.start_time;
 }
 
 } // namespace allocwatch
