@@ -3,6 +3,7 @@
 #include "bind/binder.h"
 #include "bind/run_stats.h"
 #include "bind/shrinker_stats.h"
+#include "cgroup/cgroup_tasks.h"
 #include "cli/attribution.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
@@ -305,6 +306,18 @@ void restore_after_crash(const std::string& tracing_dir) {
                      restored.error().message);
 }
 
+// --pid or --cgroup: the tasks the run traces.
+TaskScope task_scope(const Options& options) {
+  if (options.pid)
+    return TaskScope{TaskScope::Of::Pid, {*options.pid}, {}};
+  if (!options.cgroup)
+    return {};
+  const SystemFiles files;
+  const CgroupMounts mounts = cgroup_mounts(files.read("/proc/self/mountinfo").value_or(""));
+  const std::string dir = value_or_throw(resolve_cgroup_dir(*options.cgroup, mounts));
+  return TaskScope{TaskScope::Of::Cgroup, value_or_throw(tasks_in_cgroup(dir)), *options.cgroup};
+}
+
 int trace_live(const Options& options, const Profile& profile) {
   std::ostream* messages = options.quiet ? nullptr : &std::cerr;
   // --check where no kernel can be asked checks the profile alone.
@@ -323,7 +336,7 @@ int trace_live(const Options& options, const Profile& profile) {
     throw FatalError("live tracing needs root (run it with sudo); replaying a saved trace "
                      "with -i FILE does not");
   PlanOptions plan_options;
-  plan_options.pid = options.pid;
+  plan_options.scope = task_scope(options);
   plan_options.tracing_dir = options.tracefs_dir.value_or("");
   plan_options.messages = messages;
   std::optional<Mode> mode = options.mode;

@@ -98,6 +98,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--pid", o.pid, "Trace only PID and the children it forks from now on")
       ->type_name("PID")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()).description(""));
+  app.add_option("--cgroup", o.cgroup,
+                 "Trace only the tasks in cgroup PATH (and below it) at the start, and the "
+                 "children they fork")
+      ->type_name("PATH");
   app.add_option("--save", o.save, "Also write every raw trace line read to FILE (replay with -i)")
       ->type_name("FILE");
   app.add_option("--report", o.report,
@@ -144,10 +148,12 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     check_metrics_options(o, metrics_interval);
     if (o.watch)
       apply_watch_defaults(app, o, !format.empty());
-    if (o.input && (o.command || o.pid || o.save || o.duration || o.mode || o.check))
+    if (o.input && (o.command || o.pid || o.cgroup || o.save || o.duration || o.mode || o.check))
       throw CLI::ValidationError("--input",
-                                 "a replay (-i) cannot take -c, --pid, --save, --duration, "
-                                 "--mode or --check: they are for live tracing");
+                                 "a replay (-i) cannot take -c, --pid, --cgroup, --save, "
+                                 "--duration, --mode or --check: they are for live tracing");
+    if (o.pid && o.cgroup)
+      throw CLI::ValidationError("--cgroup", "--pid and --cgroup each pick the tasks: give one");
     if (o.restore && (o.input || o.check || o.list_profiles))
       throw CLI::ValidationError("--restore", "--restore runs alone");
     if ((o.report || o.timeline) && (o.check || o.list_profiles || o.restore))

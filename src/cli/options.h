@@ -18,6 +18,7 @@ struct Options {
   std::optional<Nanos> duration;          // --duration
   std::optional<std::string> command;     // -c CMD
   std::optional<int> pid;                 // --pid
+  std::optional<std::string> cgroup;      // --cgroup
   std::optional<std::string> save;        // --save FILE
   std::optional<std::string> tracefs_dir; // --tracefs DIR
   std::optional<std::string> report;      // --report FILE: the stall report, all rows

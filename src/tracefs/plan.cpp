@@ -4,6 +4,7 @@
 #include "profile/nearest.h"
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
+#include "util/escape.h"
 
 #include <algorithm>
 #include <cctype>
@@ -206,7 +207,7 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   plan.threshold = threshold;
   plan.tracing_thresh_us = static_cast<std::uint64_t>((threshold + kMicro - 1) / kMicro);
   plan.buffer_size_kb = profile.buffer_size_kb;
-  plan.pid = options.pid;
+  plan.scope = options.scope;
   plan.instance_name = "allocwatch-" + std::to_string(getpid());
 
   auto warn = [&](std::string text) {
@@ -335,8 +336,18 @@ void print_plan(const Plan& plan, std::ostream& out) {
     out << "instance:  " << plan.instance_name << " (private; the top level is not touched)\n";
   else
     out << "instance:  top level (tracing_thresh exists only there)\n";
-  if (plan.pid)
-    out << "pid:       " << *plan.pid << " and its children\n";
+  switch (plan.scope.of) {
+  case TaskScope::Of::Everything:
+    break;
+  case TaskScope::Of::Pid:
+    out << "pid:       " << plan.scope.pids.front() << " and its children\n";
+    break;
+  case TaskScope::Of::Cgroup:
+    out << "cgroup:    " << escaped(plan.scope.cgroup) << ": " << plan.scope.pids.size()
+        << (plan.scope.pids.size() == 1 ? " task" : " tasks")
+        << " at the start and the children they fork\n";
+    break;
+  }
   out << "functions:";
   if (plan.mode == Mode::Events)
     out << " not traced in events mode"

@@ -35,6 +35,16 @@ struct PlannedEvent {
   SourcePos pos;
 };
 
+// The tasks a run traces: every task, or (--pid, --cgroup) those listed
+// and the children they fork from the start on (the kernel's set_event_pid
+// and set_ftrace_pid with the event-fork and function-fork options).
+struct TaskScope {
+  enum class Of : unsigned char { Everything, Pid, Cgroup };
+  Of of = Of::Everything;
+  std::vector<pid_t> pids;
+  std::string cgroup; // --cgroup: the cgroup's path, for --check
+};
+
 struct Plan {
   std::string tracing_dir; // where tracefs is ("/sys/kernel/tracing")
   Mode mode = Mode::Events;
@@ -49,7 +59,7 @@ struct Plan {
   Nanos threshold = 0;                 // as asked
   std::uint64_t tracing_thresh_us = 0; // threshold in µs rounded up: what graph mode writes
   std::uint32_t buffer_size_kb = 0;    // per cpu
-  std::optional<pid_t> pid;            // --pid: trace this process and its children only
+  TaskScope scope;                     // --pid, --cgroup: these tasks and their children only
   std::string instance_name;           // events mode: the private instance, "allocwatch-<pid>"
   std::vector<std::string> warnings;   // also printed by make_plan
 
@@ -57,7 +67,7 @@ struct Plan {
 };
 
 struct PlanOptions {
-  std::optional<pid_t> pid;
+  TaskScope scope;
   // Empty: the system's tracefs, mounted if it is not. Otherwise a directory
   // used instead (tests: a fake tracefs). Either way libtracefs is pointed at
   // it with tracefs_set_tracing_dir(), which is process-wide.

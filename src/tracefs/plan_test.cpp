@@ -15,7 +15,7 @@ using testing::FakeTracefs;
 Result<Plan> plan_on(const FakeTracefs& fake, const Profile& profile, Nanos threshold,
                      std::optional<Mode> forced = std::nullopt) {
   return make_plan(profile, threshold, forced,
-                   {.pid = std::nullopt, .tracing_dir = fake.dir(), .messages = nullptr});
+                   {.scope = {}, .tracing_dir = fake.dir(), .messages = nullptr});
 }
 
 TEST_CASE("plan: graph mode where function_graph exists; the first available alternative wins") {
@@ -56,7 +56,7 @@ TEST_CASE("plan: events mode, and why, when the kernel has no function_graph") {
   std::ostringstream said;
   Result<Plan> plan =
       make_plan(fake_profile(), 100 * kMicro, std::nullopt,
-                {.pid = std::nullopt, .tracing_dir = fake.dir(), .messages = &said});
+                {.scope = {}, .tracing_dir = fake.dir(), .messages = &said});
   REQUIRE(plan.ok());
   CHECK(plan->mode == Mode::Events);
   CHECK(said.str() == "allocwatch: events mode: this kernel has no function_graph tracer "
@@ -272,7 +272,7 @@ TEST_CASE("plan: a tracing directory without tracefs files is a clear error") {
   testing::TempDir empty;
   Result<Plan> plan =
       make_plan(fake_profile(), 100 * kMicro, std::nullopt,
-                {.pid = std::nullopt, .tracing_dir = empty.dir(), .messages = nullptr});
+                {.scope = {}, .tracing_dir = empty.dir(), .messages = nullptr});
   tracefs_set_tracing_dir(nullptr);
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.error().message ==

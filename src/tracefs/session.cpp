@@ -361,13 +361,16 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   s.push_back({.path = "tracing_on", .always = true, .restored = graph, .write = [where] {
                  return switch_tracing(where, Tracing::Off);
                }});
-  if (plan_.pid) {
-    const std::string pid = std::to_string(*plan_.pid);
+  const bool scoped = !plan_.scope.pids.empty();
+  if (scoped) {
+    std::string pids;
+    for (pid_t pid : plan_.scope.pids)
+      pids += (pids.empty() ? "" : " ") + std::to_string(pid);
     if (graph) {
-      file("set_ftrace_pid", "", pid);
+      file("set_ftrace_pid", "", pids);
       s.back().graph_filter = true;
     }
-    file("set_event_pid", "", pid);
+    file("set_event_pid", "", pids);
   }
   if (graph) {
     const std::string thresh = std::to_string(plan_.tracing_thresh_us);
@@ -383,9 +386,9 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
   std::vector<OptionWanted> options(std::begin(kFormatOptions), std::end(kFormatOptions));
   if (graph)
     options.insert(options.end(), std::begin(kGraphOptions), std::end(kGraphOptions));
-  if (plan_.pid) // children follow their parent
+  if (scoped) // children follow their parent
     options.push_back({graph ? "function-fork" : "event-fork", true, true});
-  if (plan_.pid && graph)
+  if (scoped && graph)
     options.push_back({"event-fork", true, true});
   for (const OptionWanted& o : options) {
     const std::string path = std::string("options/") + o.name;

@@ -81,7 +81,7 @@ TEST_CASE("live: events mode traces in its own instance and leaves the top level
   testing::TempDir state_files;
   const auto before = top_level_state();
   Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
-                                {.pid = std::nullopt, .tracing_dir = "", .messages = nullptr});
+                                {.scope = {}, .tracing_dir = "", .messages = nullptr});
   REQUIRE(plan.ok());
   REQUIRE(plan->mode == Mode::Events); // this kernel has no function_graph
   const std::string instance = std::string(kTracefs) + "/instances/" + plan->instance_name;
@@ -129,8 +129,9 @@ TEST_CASE("live: --pid limits the instance's events to the process and its child
           doctest::skip(!live_allowed())) {
   testing::TempDir state_files;
   const auto before = top_level_state();
-  Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
-                                {.pid = getpid(), .tracing_dir = "", .messages = nullptr});
+  Result<Plan> plan = make_plan(
+      fork_profile(), 100 * kMicro, std::nullopt,
+      {.scope = {TaskScope::Of::Pid, {getpid()}, {}}, .tracing_dir = "", .messages = nullptr});
   REQUIRE(plan.ok());
   const std::string instance = std::string(kTracefs) + "/instances/" + plan->instance_name;
   {
@@ -149,7 +150,7 @@ TEST_CASE("live: graph mode refused by this kernel falls back to events mode, to
   testing::TempDir state_files;
   const auto before = top_level_state();
   Result<Plan> plan = make_plan(fork_profile(), 100 * kMicro, std::nullopt,
-                                {.pid = std::nullopt, .tracing_dir = "", .messages = nullptr});
+                                {.scope = {}, .tracing_dir = "", .messages = nullptr});
   REQUIRE(plan.ok());
   // As make_plan would decide on a kernel with function_graph.
   plan->mode = Mode::Graph;

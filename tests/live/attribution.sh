@@ -113,6 +113,47 @@ else
   stop_bg KILL
 fi
 check_restored "cgroups"
+
+# --cgroup: the tasks of a cgroup at the start and their children only. A
+# shell waits in the pod's container cgroup, then reads; a reader in the
+# Docker-like cgroup reads at the same time and must not be traced.
+state >"$tmp/prior-state"
+mkfifo "$tmp/go"
+sh -c "echo \$\$ > $cgroups$k8s_rel/cgroup.procs; read go < $tmp/go;
+  dd if=$data iflag=nocache count=0 status=none; exec cat $data > /dev/null" &
+scoped_reader=$!
+for i in $(seq 50); do
+  grep -qx "$scoped_reader" "$cgroups$k8s_rel/cgroup.procs" && break
+  sleep 0.1
+done
+"$bin" --check --cgroup "/allocwatch-test-$$-k8s" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect "--cgroup --check: says the scope and its tasks" 0 "$tmp/out" \
+  "^cgroup: */allocwatch-test-$$-k8s: 1 task at the start and the children they fork"
+start_bg -t 50us --format json --cgroup "/allocwatch-test-$$-k8s"
+if wait_started "$bg"; then
+  echo go >"$tmp/go"
+  read_in_cgroup "$cgroups$docker_rel"
+  wait "$scoped_reader"
+  sleep 0.5
+  stop_bg INT
+  rows=$(grep '"type":"cgroup"' "$tmp/out" | sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' | sort -u)
+  if [ "$rows" = "$k8s_rel" ] && [ $rc = 0 ]; then
+    ok "--cgroup: only the scoped cgroup's tasks stalled in the report"
+  else
+    fail "--cgroup: cgroup rows '$rows' (exit $rc)"
+    tail -5 "$tmp/err"
+  fi
+else
+  fail "--cgroup: allocwatch did not start"
+  cat "$tmp/err"
+  stop_bg KILL
+  kill "$scoped_reader" 2>/dev/null
+fi
+check_restored "--cgroup"
+"$bin" --cgroup /allocwatch-test-$$-nowhere -t 50us --duration 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect "--cgroup of no cgroup: exit 1, says where it looked" 1 "$tmp/err" "no such cgroup (looked for "
 for top in k8s docker quiet; do
   remove_cgroup_tree "$cgroups/allocwatch-test-$$-$top"
 done

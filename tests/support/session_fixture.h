@@ -31,8 +31,11 @@ struct Fixture {
   std::string state_dir = tmp.dir() + "/run";
 
   Plan plan(std::optional<Mode> forced = std::nullopt, std::optional<pid_t> pid = std::nullopt) {
-    Result<Plan> made = make_plan(fake_profile(), 134 * kMicro, forced,
-                                  {.pid = pid, .tracing_dir = fake.dir(), .messages = nullptr});
+    Result<Plan> made =
+        make_plan(fake_profile(), 134 * kMicro, forced,
+                  {.scope = pid ? TaskScope{TaskScope::Of::Pid, {*pid}, {}} : TaskScope{},
+                   .tracing_dir = fake.dir(),
+                   .messages = nullptr});
     REQUIRE(made.ok());
     return std::move(*made);
   }
