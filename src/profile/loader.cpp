@@ -277,14 +277,9 @@ private:
   }
 
   bool check_binding(const YAML::Node& node) {
-    if (!reject_empty(node, "bindings"))
-      return false;
-    if (!node.IsMap())
-      return fail(node.Mark(), std::string("a binding is a map with 'functions' and 'events', "
-                                           "not ") +
-                                   kind_of(node));
     Fields fields;
-    if (!read_fields(node, kBindingKeys, fields))
+    if (!read_entry_fields(node, "bindings", "a binding is a map with 'functions' and 'events'",
+                           kBindingKeys, fields))
       return false;
     for (std::string_view key : kBindingKeys)
       if (!find(fields, key))
@@ -368,14 +363,9 @@ private:
   }
 
   bool check_pair(const YAML::Node& node) {
-    if (!reject_empty(node, "pairs"))
-      return false;
-    if (!node.IsMap())
-      return fail(node.Mark(), std::string("a pair is a map with 'name', 'begin' and 'end', "
-                                           "not ") +
-                                   kind_of(node));
     Fields fields;
-    if (!read_fields(node, kPairKeys, fields))
+    if (!read_entry_fields(node, "pairs", "a pair is a map with 'name', 'begin' and 'end'",
+                           kPairKeys, fields))
       return false;
     for (std::string_view key : {"name", "begin", "end"})
       if (!find(fields, key))
@@ -459,14 +449,10 @@ private:
   }
 
   bool check_stall(const YAML::Node& node) {
-    if (!reject_empty(node, "stalls"))
-      return false;
-    if (!node.IsMap())
-      return fail(node.Mark(), std::string("a stall is a map with 'kind' and 'functions' or "
-                                           "'pairs', not ") +
-                                   kind_of(node));
     Fields fields;
-    if (!read_fields(node, kStallKeys, fields))
+    if (!read_entry_fields(node, "stalls",
+                           "a stall is a map with 'kind' and 'functions' or 'pairs'", kStallKeys,
+                           fields))
       return false;
     if (!find(fields, "kind"))
       return fail(node.Mark(), "a stall needs 'kind': the name the report gives it");

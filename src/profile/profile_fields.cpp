@@ -92,6 +92,16 @@ bool FieldReader::reject_empty(const YAML::Node& item, std::string_view list) {
   return true;
 }
 
+bool FieldReader::read_entry_fields(const YAML::Node& item, std::string_view list,
+                                    std::string_view shape, std::span<const std::string_view> known,
+                                    Fields& fields) {
+  if (!reject_empty(item, list))
+    return false;
+  if (!item.IsMap())
+    return fail(item.Mark(), std::string(shape) + ", not " + kind_of(item));
+  return read_fields(item, known, fields);
+}
+
 bool FieldReader::read_fields(const YAML::Node& map, std::span<const std::string_view> known,
                               Fields& fields) {
   const std::vector<std::string_view> candidates(known.begin(), known.end());

@@ -70,6 +70,12 @@ public:
   // Fills `fields` from `map`, refusing keys that are not names, unknown
   // keys and keys given twice (yaml-cpp would silently keep the first).
   bool read_fields(const YAML::Node& map, std::span<const std::string_view> known, Fields& fields);
+  // An entry of the list `list` that must be a map: refuses an empty entry,
+  // then anything else but a map ("`shape`, not a sequence": `shape` is
+  // e.g. "a pair is a map with 'name', 'begin' and 'end'"), then reads its
+  // fields as read_fields does.
+  bool read_entry_fields(const YAML::Node& item, std::string_view list, std::string_view shape,
+                         std::span<const std::string_view> known, Fields& fields);
   static const Entry* find(const Fields& fields, std::string_view key);
   bool read_scalar(const Entry& entry, std::string& out);
   // "true" or "false".
