@@ -42,7 +42,7 @@ check() { # TEXT COMMAND...: ok when the command succeeds
 # results for it) that prints ok/FAIL lines through result() or check().
 # To check more of every run, add a function to this list.
 run_checks=(check_graph_mode check_output check_allocator_called check_replay check_stall_report
-  check_statuses check_restored check_no_journal)
+  check_cgroups check_statuses check_restored check_no_journal)
 
 check_graph_mode() {
   check "allocwatch chose graph mode: $(head -n 1 "$1/err.txt" 2>/dev/null)" \
@@ -87,8 +87,9 @@ check_replay() {
 # direct reclaim (try_to_free_pages) and memcg reclaim
 # (try_to_free_mem_cgroup_pages) rows of each task, their histograms, and
 # what that reclaim scanned and reclaimed. Then the host's replay of
-# raw.trace writes the same report, and its JSON report records are what
-# tests/report/derive_report.py derives from its span records.
+# raw.trace writes the same report (its cgroup part too: --save ends
+# raw.trace with the cgroups the run learnt), and its JSON report records are
+# what tests/report/derive_report.py derives from its span records.
 check_stall_report() {
   local r=$1 status=0 why options=()
   why=$(scan_events_missing "$r")
@@ -114,6 +115,19 @@ check_stall_report() {
 }
 
 same_report() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }
+
+# The cgroup part of the run's report against the cgroups the guest made,
+# where it put each worker, and the raw trace, by check_cgroups.py.
+check_cgroups() {
+  local r=$1 status=0
+  "$python" "$repo/tests/e2e/check_cgroups.py" "$threshold_us" "$r/../cgroups" "$r/memstress.txt" \
+    "$r/raw.trace" "$r/report.txt" >"$r/cgroup-check.log" 2>&1 || status=$?
+  local verdict text
+  while read -r verdict text; do
+    result "$verdict" "$text"
+  done < <(grep -E '^(ok|FAIL) ' "$r/cgroup-check.log")
+  [ $status -le 1 ] || result FAIL "check_cgroups.py could not check: $(tail -n 1 "$r/cgroup-check.log")"
+}
 
 # Why this run's kernel prints no mm_vmscan_lru_shrink_inactive (nothing if
 # it does): MGLRU's evict_folios prints it since Linux 6.7 ("mm: multi-gen
