@@ -8,22 +8,24 @@
 # that Debian's linux-image-amd64 points at in that kernel's suite, with
 # apt-get through a private sources list and state directory (the machine's
 # apt sources are never read or changed); builds an initramfs around BIN;
-# boots it; the guest (tests/e2e/init.sh) runs allocwatch twice under a
+# boots it; the guest (tests/e2e/init.sh) runs allocwatch under a
 # memory-pressure workload (tests/e2e/memstress.c) with some of it in memory
-# cgroups laid out as Kubernetes and docker make them, as the kernel boots
-# and with MGLRU flipped and funcgraph-args/-retval on where the kernel has
-# them, and captures a short raw trace with tracing_thresh 0. The host then
-# checks each run and the kernel with tests/e2e/check_run.sh (whose own
-# checkers are tests/e2e/check_trace.cpp, and tests/e2e/check_report.py for
-# the stall report, tests/e2e/check_cgroups.py for its cgroup part) and
-# prints a table: kernel, run, mode, functions picked, spans per function,
-# the report's reclaim stalls and those of the cgroups, checks.
+# cgroups laid out as Kubernetes and docker make them: as the kernel boots,
+# with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
+# and once more for half as long with JSON output; and it captures a short
+# raw trace with tracing_thresh 0. The host then checks each run and the
+# kernel with tests/e2e/check_run.sh (whose own checkers are
+# tests/e2e/check_trace.cpp, and tests/e2e/check_report.py for the stall
+# report, tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
+# kernel, run, mode, functions picked, spans per function, the report's
+# reclaim stalls and those of the cgroups, checks.
 #
 # Results land in $(dirname BIN)/e2e/KERNEL/, the table in e2e/summary.txt.
-# Environment: E2E_SECONDS workload per run (20), E2E_TIMEOUT per boot (600),
-# E2E_REFRESH=1 asks each suite again for its newest kernel (otherwise a
-# cached kernel is used and nothing is downloaded; if the refresh fails, the
-# cached one still is), E2E_MIRROR the Debian mirror (http://deb.debian.org).
+# Environment: E2E_SECONDS workload per run (20; run3 half of it),
+# E2E_TIMEOUT per boot (600), E2E_REFRESH=1 asks each suite again for its
+# newest kernel (otherwise a cached kernel is used and nothing is downloaded;
+# if the refresh fails, the cached one still is), E2E_MIRROR the Debian
+# mirror (http://deb.debian.org).
 # Every guest boots without /run, as a minimal root does: allocwatch makes it.
 # Exit status: 0 every check passed; 1 some check failed; 77 none failed but
 # some kernel was skipped because its package could not be fetched (each
@@ -507,7 +509,7 @@ run_kernel() {
   local run mode picked
   picked=$("$checker" chosen-functions "$r/check.txt" |
     awk '{ n++; if ($2 == "-") none = none " " $1; else c++ } END { printf "%d of %d%s", c, n, none ? "; no name:" none : "" }')
-  for run in run1 run2; do
+  for run in run1 run2 run3; do
     [ -d "$r/$run" ] || continue
     log "$k $run: $(cat "$r/$run/label")"
     sed 's/^/  /' "$r/$run/memstress.txt"

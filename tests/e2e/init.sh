@@ -2,23 +2,25 @@
 # /init of the e2e guest (busybox sh). scripts/vm-e2e.sh boots one of Debian's
 # stock kernels with this as the whole userland, runs allocwatch in graph mode
 # over a memory-pressure workload (once as the kernel boots, once more with
-# what can be switched flipped), captures a short raw trace of the kernel's
-# other line forms, and hands everything back on a second disk.
+# what can be switched flipped, once more, shorter, with JSON output),
+# captures a short raw trace of the kernel's other line forms, and hands
+# everything back on a second disk.
 #
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
-#   allocwatch.seconds=N  length of each run's workload (default 20)
+#   allocwatch.seconds=N  length of each run's workload (default 20; run3's
+#                         half of it)
 #   allocwatch.no_run     no /run at all, as in a minimal root: allocwatch
 #                         must make its journal's home itself
 #
-# Results, one directory per run (run1, run2) plus kernel-wide facts:
+# Results, one directory per run (run1, run2, run3) plus kernel-wide facts:
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
 #   cgroups (the memory cgroups made, below), run-dir, formats/ (thresh-0
 #   capture), restore/ (kill -9, then --restore), dmesg.txt; per run: label,
-#   tracefs.before/after, raw.trace, out.txt, err.txt, report.txt (the stall
-#   report, --report), allocwatch.status, memstress.txt/.status (the
-#   workers' pids and cgroups in it), memcg.events (the pod slice's),
-#   journals.
+#   format (of out.txt: text, json), tracefs.before/after, raw.trace,
+#   out.txt, err.txt, report.txt (the stall report, --report),
+#   allocwatch.status, memstress.txt/.status (the workers' pids and cgroups
+#   in it), memcg.events (the pod slice's), journals.
 export PATH=/bin
 mount -t devtmpfs devtmpfs /dev
 # The initramfs has no /dev/console node, so the kernel could not give init
@@ -160,7 +162,7 @@ awk 'NR == FNR { want[$1] = 1; next } ($1 in want) { print $1 }' /tmp/function-n
 # allocwatch runs in the foreground, as an operator runs it: a background job
 # of a non-interactive shell would start with SIGINT ignored. The load runs
 # beside it and ends it with SIGINT, as Ctrl-C does.
-load_then_interrupt() {
+load_then_interrupt() { # DIR SECONDS
   dir=$1
   # Start once allocwatch has set tracing up (graph mode at the top level,
   # events mode in an instance), or has given up.
@@ -174,9 +176,9 @@ load_then_interrupt() {
   pid=$(pidof allocwatch)
   echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(head -n 1 "$dir/err.txt")"
   sleep 1
-  echo "allocwatch-e2e: workload for $seconds s"
+  echo "allocwatch-e2e: workload for $2 s"
   # shellcheck disable=SC2086 # three directories
-  memstress /mnt/data "$seconds" $cgroup_dirs >"$dir/memstress.txt" 2>&1
+  memstress /mnt/data "$2" $cgroup_dirs >"$dir/memstress.txt" 2>&1
   echo $? >"$dir/memstress.status"
   cat "$cgroot$pod_slice/memory.events" >"$dir/memcg.events"
   cat "$dir/memstress.txt"
@@ -191,17 +193,19 @@ load_then_interrupt() {
   [ -e /tmp/allocwatch.exited ] || kill -KILL "$pid"
 }
 
-# run_allocwatch NAME LABEL: one traced run into $results/NAME.
+# run_allocwatch NAME SECONDS FORMAT LABEL: one traced run into $results/NAME,
+# with SECONDS of workload and its output in FORMAT (text, json).
 run_allocwatch() {
   dir=$results/$1
   mkdir -p "$dir"
-  echo "$2" >"$dir/label"
-  echo "allocwatch-e2e: run $1: $2"
+  echo "$4" >"$dir/label"
+  echo "$3" >"$dir/format"
+  echo "allocwatch-e2e: run $1: $4"
   snapshot_tracefs >"$dir/tracefs.before"
   rm -f /tmp/allocwatch.exited
-  load_then_interrupt "$dir" &
+  load_then_interrupt "$dir" "$2" &
   loader=$!
-  allocwatch -t 100us -p default --save "$dir/raw.trace" --report "$dir/report.txt" \
+  allocwatch -t 100us -p default --format "$3" --save "$dir/raw.trace" --report "$dir/report.txt" \
     >"$dir/out.txt" 2>"$dir/err.txt"
   echo $? >"$dir/allocwatch.status"
   touch /tmp/allocwatch.exited
@@ -230,7 +234,7 @@ done
 
 label1="as booted"
 [ -e $lru_gen ] && label1="$label1, MGLRU $(mglru_state)"
-run_allocwatch run1 "$label1"
+run_allocwatch run1 "$seconds" text "$label1"
 
 label2=""
 if [ -e $lru_gen ]; then
@@ -241,7 +245,10 @@ for option in $format_options; do
   echo 1 >"$tracing/options/$option"
   label2="${label2:+$label2, }$option on"
 done
-[ -n "$label2" ] && run_allocwatch run2 "$label2"
+[ -n "$label2" ] && run_allocwatch run2 "$seconds" text "$label2"
+
+# The stall report as JSON records, its cgroup records with it: a shorter run.
+run_allocwatch run3 $((seconds / 2)) json "JSON output${label2:+, $label2}"
 
 # The kernel's own line forms with tracing_thresh 0 (entries, leaves, bare
 # returns, and the forms of the options above), which allocwatch never asks
