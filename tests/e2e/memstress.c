@@ -21,7 +21,7 @@
 //       culprit    streams the first half of DATA_DIR/memcg0 as fast as it
 //                  can, for the first 3/4 of SECONDS only, then exits: a
 //                  culprit gone before the run ends;
-//       bystander  streams the second half at 1 MiB per 250 ms at most, so
+//       bystander  streams the second half at 1 MiB per 500 ms at most, so
 //                  that it reclaims its group too, but stalls far less;
 //       quiet      sleeps: a cgroup with a task in it and no stall.
 //     Halves of a file of their own, since page cache stays charged to
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
         read_range("memcg0", 0, half, 0);
         break;
       case BYSTANDER:
-        read_range("memcg0", half, half, 250 * 1000);
+        read_range("memcg0", half, half, 500 * 1000);
         break;
       case QUIET:
         while (time_left())
