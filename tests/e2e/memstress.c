@@ -18,9 +18,13 @@
 //     so dentry and inode caches grow and super_cache_scan has work,
 //   - with the three cgroup v2 directories, three tasks that each start in
 //     their own (memcg reclaim; which container stalled, whose limit):
-//       culprit    streams the first half of DATA_DIR/memcg0 as fast as it
-//                  can, for the first 3/4 of SECONDS only, then exits: a
-//                  culprit gone before the run ends;
+//       culprit    holds 10 MiB of anonymous memory, which no reclaim can
+//                  take without swap, so that its pod's 16 MiB fill with
+//                  page cache at once and global reclaim cannot keep them
+//                  from its limit; and streams the first half of
+//                  DATA_DIR/memcg0 as fast as it can, for the first 3/4 of
+//                  SECONDS only, then exits: a culprit gone before the run
+//                  ends;
 //       bystander  streams the second half at 1 MiB per 500 ms at most, so
 //                  that it reclaims its group too, but stalls far less;
 //       quiet      sleeps: a cgroup with a task in it and no stall.
@@ -140,6 +144,15 @@ static void read_range(const char* name, off_t offset, off_t length, useconds_t 
       usleep(pause_us);
   }
   close(fd);
+}
+
+// Faults in `bytes` of anonymous memory and keeps it.
+static void hold_anon(size_t bytes) {
+  char* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    die("mmap");
+  for (size_t off = 0; off < bytes; off += page_size)
+    p[off] = 1;
 }
 
 static double seconds_since(const struct timespec* t) {
@@ -351,6 +364,7 @@ int main(int argc, char** argv) {
       case CULPRIT:
         deadline = started;
         deadline.tv_sec += seconds * 3 / 4;
+        hold_anon(10 * MIB);
         read_range("memcg0", 0, half, 0);
         break;
       case BYSTANDER:
