@@ -8,20 +8,24 @@
 # that Debian's linux-image-amd64 points at in that kernel's suite, with
 # apt-get through a private sources list and state directory (the machine's
 # apt sources are never read or changed); builds an initramfs around BIN;
-# boots it; the guest (tests/e2e/init.sh) runs allocwatch twice under a
-# memory-pressure workload (tests/e2e/memstress.c), as the kernel boots and
+# boots it; the guest (tests/e2e/init.sh) runs allocwatch under a
+# memory-pressure workload (tests/e2e/memstress.c) with some of it in memory
+# cgroups laid out as Kubernetes and docker make them: as the kernel boots,
 # with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
-# and captures a short raw trace with tracing_thresh 0. The host then checks
-# each run and the kernel with tests/e2e/check_run.sh (whose own checkers are
+# and once more for half as long with JSON output; and it captures a short
+# raw trace with tracing_thresh 0. The host then checks each run and the
+# kernel with tests/e2e/check_run.sh (whose own checkers are
 # tests/e2e/check_trace.cpp, and tests/e2e/check_report.py for the stall
-# report) and prints a table: kernel, run, mode, functions picked, spans per
-# function, the report's reclaim stalls, checks.
+# report, tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
+# kernel, run, mode, functions picked, spans per function, the report's
+# reclaim stalls and those of the cgroups, checks.
 #
 # Results land in $(dirname BIN)/e2e/KERNEL/, the table in e2e/summary.txt.
-# Environment: E2E_SECONDS workload per run (20), E2E_TIMEOUT per boot (600),
-# E2E_REFRESH=1 asks each suite again for its newest kernel (otherwise a
-# cached kernel is used and nothing is downloaded; if the refresh fails, the
-# cached one still is), E2E_MIRROR the Debian mirror (http://deb.debian.org).
+# Environment: E2E_SECONDS workload per run (20; run3 half of it),
+# E2E_TIMEOUT per boot (600), E2E_REFRESH=1 asks each suite again for its
+# newest kernel (otherwise a cached kernel is used and nothing is downloaded;
+# if the refresh fails, the cached one still is), E2E_MIRROR the Debian
+# mirror (http://deb.debian.org).
 # Every guest boots without /run, as a minimal root does: allocwatch makes it.
 # Exit status: 0 every check passed; 1 some check failed; 77 none failed but
 # some kernel was skipped because its package could not be fetched (each
@@ -431,22 +435,25 @@ spans_of() {
 }
 
 # The report's lines that say most: the heading and direct and memcg reclaim
-# rows of the stall table, and what reclaim got.
+# rows of the stall table, what reclaim got, and the cgroup part.
 show_report() {
   [ -s "$1/report.txt" ] || return 0
-  echo "  stall report ($(wc -l <"$1/report.txt") lines in report.txt), its reclaim rows:"
+  echo "  stall report ($(wc -l <"$1/report.txt") lines in report.txt), its reclaim rows and cgroups:"
   awk '/^allocwatch: stalls of / { print; getline; print; on = 1; next }
     /^allocwatch: what slow reclaim got/ { on = 2; print; next }
+    /^allocwatch: (stalls by memory cgroup|memory limits of)/ { on = 2; print; next }
     /^allocwatch: / { on = 0 }
     on == 1 && /  (direct|memcg) reclaim  / || on == 2' "$1/report.txt" | sed 's/^/    /'
 }
 
 # report_of RUN_DIR: the report's direct and memcg reclaim stalls, as
-# check_report.py counted them in the raw trace.
+# check_report.py counted them in the raw trace, and those of the cgroup
+# workers, as check_cgroups.py did.
 report_of() {
-  local s
+  local s c
   s=$(sed -n 's/^summary: //p' "$1/report-check.log" 2>/dev/null)
-  echo "${s:--}"
+  c=$(sed -n 's/^summary: //p' "$1/cgroup-check.log" 2>/dev/null)
+  echo "${s:--}${c:+; $c}"
 }
 
 run_kernel() {
@@ -502,11 +509,11 @@ run_kernel() {
   local run mode picked
   picked=$("$checker" chosen-functions "$r/check.txt" |
     awk '{ n++; if ($2 == "-") none = none " " $1; else c++ } END { printf "%d of %d%s", c, n, none ? "; no name:" none : "" }')
-  for run in run1 run2; do
+  for run in run1 run2 run3; do
     [ -d "$r/$run" ] || continue
     log "$k $run: $(cat "$r/$run/label")"
     sed 's/^/  /' "$r/$run/memstress.txt"
-    echo "  memcg: $(tr '\n' ' ' <"$r/$run/memcg.events" 2>/dev/null)"
+    echo "  the pod slice's memory.events: $(tr '\n' ' ' <"$r/$run/memcg.events" 2>/dev/null)"
     show_report "$r/$run"
     passed=0
     failed=0
@@ -528,7 +535,7 @@ run_kernel() {
 
 # The table, columns padded to their widest cell.
 print_summary() {
-  printf '%s\n' "kernel|release|run|mode|functions picked|spans over ${threshold_us}us per function|stall report: reclaim stalls (tasks; pages)|checks" \
+  printf '%s\n' "kernel|release|run|mode|functions picked|spans over ${threshold_us}us per function|stall report: reclaim stalls (tasks; pages); memcg reclaim stalls of the cgroup workers|checks" \
     "${summary[@]}" | awk -F'|' '
     { n = NR; if (NF > nf) nf = NF
       for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }

@@ -11,10 +11,10 @@
 #   tests/e2e/check_run.sh chosen-functions CHECK_TXT
 #
 # BIN is the allocwatch that ran in the guest (the host replays with it),
-# E2E_CHECK the built check_trace.cpp, RUN_DIR one run's results (run1, run2
-# in RESULTS_DIR), KDIR the prepared kernel (its config), CONSOLE the guest's
+# E2E_CHECK the built check_trace.cpp, RUN_DIR one run's results (run1, run2,
+# run3 in RESULTS_DIR), KDIR the prepared kernel (its config), CONSOLE the guest's
 # console log. CHECK... picks checks by name (default: all of run_checks or
-# kernel_checks). Each check prints ok/FAIL lines; the last line is
+# kernel_checks; json_run_checks for a run whose output is JSON). Each check prints ok/FAIL lines; the last line is
 # "checks: N passed, N failed". Exit status: 0 all passed, 1 some failed,
 # 2 bad usage. chosen-functions prints "ROLE CHOSEN|- ALTERNATIVE..." lines
 # from allocwatch --check's output.
@@ -40,9 +40,16 @@ check() { # TEXT COMMAND...: ok when the command succeeds
 
 # Checks of one run, each a function of the run's directory (the guest's
 # results for it) that prints ok/FAIL lines through result() or check().
-# To check more of every run, add a function to this list.
+# To check more of every run, add a function to these lists: run_checks for
+# text output, json_run_checks for JSON (whose output e2e-check does not
+# read: the host's replay, which is checked as text, stands in for it).
 run_checks=(check_graph_mode check_output check_allocator_called check_replay check_stall_report
-  check_statuses check_restored check_no_journal)
+  check_cgroups check_statuses check_restored check_no_journal)
+json_run_checks=(check_graph_mode check_json_replay check_allocator_called check_stall_report
+  check_cgroups check_statuses check_restored check_no_journal)
+
+# The run's output format, as the guest wrote it (text, json).
+format_of() { cat "$1/format" 2>/dev/null || echo text; }
 
 check_graph_mode() {
   check "allocwatch chose graph mode: $(head -n 1 "$1/err.txt" 2>/dev/null)" \
@@ -51,11 +58,12 @@ check_graph_mode() {
 
 # What the output holds, checked from the raw trace by e2e-check alone;
 # memory cgroup reclaim must be there too, with its events.
-check_output() {
+check_output() { check_output_of "$1" "$1/out.txt"; }
+check_output_of() { # RUN_DIR OUTPUT
   local status=0
   "$e2e_check" \
     --carried try_to_free_mem_cgroup_pages:mm_vmscan_memcg_reclaim_begin:mm_vmscan_memcg_reclaim_end \
-    "$threshold_us" "$1/raw.trace" "$1/out.txt" >"$1/e2e-check.log" 2>&1 || status=$?
+    "$threshold_us" "$1/raw.trace" "$2" >"$1/e2e-check.log" 2>&1 || status=$?
   local verdict text
   while read -r verdict text; do
     result "$verdict" "$text"
@@ -87,14 +95,17 @@ check_replay() {
 # direct reclaim (try_to_free_pages) and memcg reclaim
 # (try_to_free_mem_cgroup_pages) rows of each task, their histograms, and
 # what that reclaim scanned and reclaimed. Then the host's replay of
-# raw.trace writes the same report, and its JSON report records are what
-# tests/report/derive_report.py derives from its span records.
+# raw.trace writes the same report (its cgroup part too: --save ends
+# raw.trace with the cgroups the run learnt), and its JSON report records are
+# what tests/report/derive_report.py derives from its span records.
 check_stall_report() {
-  local r=$1 status=0 why options=()
+  local r=$1 status=0 why options=() err=()
   why=$(scan_events_missing "$r")
   [ -z "$why" ] || options=(--no-scan-events "$why")
+  # In JSON the report goes out as records, not on stderr.
+  [ "$(format_of "$r")" = json ] || err=("$r/err.txt")
   "$python" "$repo/tests/e2e/check_report.py" "${options[@]}" "$threshold_us" "$r/raw.trace" \
-    "$r/report.txt" "$r/err.txt" >"$r/report-check.log" 2>&1 || status=$?
+    "$r/report.txt" "${err[@]}" >"$r/report-check.log" 2>&1 || status=$?
   local verdict text
   while read -r verdict text; do
     result "$verdict" "$text"
@@ -114,6 +125,40 @@ check_stall_report() {
 }
 
 same_report() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }
+
+# The cgroup part of the run's report (and, in JSON, its cgroup and memcg
+# records) against the cgroups the guest made, where it put each worker,
+# and the raw trace, by check_cgroups.py.
+check_cgroups() {
+  local r=$1 status=0 json=()
+  [ "$(format_of "$r")" = json ] && json=("$r/out.txt")
+  "$python" "$repo/tests/e2e/check_cgroups.py" "$threshold_us" "$r/../cgroups" "$r/memstress.txt" \
+    "$r/raw.trace" "$r/report.txt" "${json[@]}" >"$r/cgroup-check.log" 2>&1 || status=$?
+  local verdict text
+  while read -r verdict text; do
+    result "$verdict" "$text"
+  done < <(grep -E '^(ok|FAIL) ' "$r/cgroup-check.log")
+  [ $status -le 1 ] || result FAIL "check_cgroups.py could not check: $(tail -n 1 "$r/cgroup-check.log")"
+}
+
+# A JSON run: its output is, record for record, the host's replay of its raw
+# trace in JSON, the cgroup and memcg records included (--save ends raw.trace
+# with the cgroups the run learnt; check_cgroups checks the records); the
+# replay's text output is what e2e-check judges against the raw trace.
+check_json_replay() {
+  local r=$1 status=0
+  timeout 300 "$bin" -i "$r/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
+    --format json >"$r/replay.json" 2>"$r/replay.err" || status=$?
+  check "replaying raw.trace on the host in JSON exits 0 (status $status$([ $status = 124 ] && echo ', timed out'))" \
+    [ $status = 0 ]
+  check "the guest's JSON output is the host's JSON replay, its $(grep -cE '^\{"type":"(cgroup|memcg)"' "$r/replay.json") cgroup and memcg records included ($(wc -l <"$r/replay.json") lines)" \
+    cmp -s "$r/out.txt" "$r/replay.json"
+  status=0
+  timeout 300 "$bin" -i "$r/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
+    >"$r/replay.out" 2>/dev/null || status=$?
+  [ $status = 0 ] || result FAIL "replaying raw.trace on the host as text exits 0 (status $status)"
+  check_output_of "$r" "$r/replay.out"
+}
 
 # Why this run's kernel prints no mm_vmscan_lru_shrink_inactive (nothing if
 # it does): MGLRU's evict_folios prints it since Linux 6.7 ("mm: multi-gen
@@ -349,6 +394,7 @@ case $what in
     bin=$1 e2e_check=$2 threshold_us=$3
     run_dir=$4
     shift 4
+    [ "$(format_of "$run_dir")" = json ] && run_checks=("${json_run_checks[@]}")
     [ $# = 0 ] || run_checks=("$@")
     for fn in "${run_checks[@]}"; do "$fn" "$run_dir"; done
     ;;

@@ -2,21 +2,25 @@
 # /init of the e2e guest (busybox sh). scripts/vm-e2e.sh boots one of Debian's
 # stock kernels with this as the whole userland, runs allocwatch in graph mode
 # over a memory-pressure workload (once as the kernel boots, once more with
-# what can be switched flipped), captures a short raw trace of the kernel's
-# other line forms, and hands everything back on a second disk.
+# what can be switched flipped, once more, shorter, with JSON output),
+# captures a short raw trace of the kernel's other line forms, and hands
+# everything back on a second disk.
 #
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
-#   allocwatch.seconds=N  length of each run's workload (default 20)
+#   allocwatch.seconds=N  length of each run's workload (default 20; run3's
+#                         half of it)
 #   allocwatch.no_run     no /run at all, as in a minimal root: allocwatch
 #                         must make its journal's home itself
 #
-# Results, one directory per run (run1, run2) plus kernel-wide facts:
+# Results, one directory per run (run1, run2, run3) plus kernel-wide facts:
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
-#   run-dir, formats/ (thresh-0 capture), restore/ (kill -9, then --restore),
-#   dmesg.txt; per run: label, tracefs.before/after, raw.trace, out.txt,
-#   err.txt, report.txt (the stall report, --report), allocwatch.status,
-#   memstress.txt/.status, memcg.events, journals.
+#   cgroups (the memory cgroups made, below), run-dir, formats/ (thresh-0
+#   capture), restore/ (kill -9, then --restore), dmesg.txt; per run: label,
+#   format (of out.txt: text, json), tracefs.before/after, raw.trace,
+#   out.txt, err.txt, report.txt (the stall report, --report),
+#   allocwatch.status, memstress.txt/.status (the workers' pids and cgroups
+#   in it), memcg.events (the pod slice's), journals.
 export PATH=/bin
 mount -t devtmpfs devtmpfs /dev
 # The initramfs has no /dev/console node, so the kernel could not give init
@@ -67,16 +71,52 @@ mount -t tracefs nodev $tracing || fail "mount tracefs"
 results=/mnt/data/results
 mkdir -p "$results"
 
-# Memory cgroup reclaim: a cgroup v2 group with a small limit, for one reader
-# of the workload. v2 on every kernel: 6.12 and later are built without v1's
-# memory controller (CONFIG_MEMCG_V1).
-memcg=/sys/fs/cgroup/allocwatch-e2e
-mount -t cgroup2 none /sys/fs/cgroup || fail "mount cgroup2"
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control || fail "enable the memory controller"
-mkdir "$memcg" || fail "mkdir $memcg"
-# Small, so that the group meets its limit before global reclaim (from the
-# rest of the workload) has taken its page cache away.
-echo $((16 * 1024 * 1024)) >"$memcg/memory.max" || fail "memory.max"
+# Memory cgroups (v2 on every kernel: 6.12 and later are built without v1's
+# memory controller, CONFIG_MEMCG_V1), laid out as a kubelet with the systemd
+# driver and docker with it make them, for the workload's cgroup workers
+# (tests/e2e/memstress.c): the culprit in a Kubernetes pod's container whose
+# pod slice has the limit (a stall caused by a parent's memory.max), the
+# bystander in a docker container under a limit of its own, a quiet docker
+# container. Small limits, so that the groups meet them before global
+# reclaim (from the rest of the workload) has taken their page cache away.
+# $results/cgroups says what the guest made, for the host's checks:
+#   ROLE CGROUP RUNTIME CONTAINER_ID POD_UID|-   (culprit, bystander, quiet)
+#   limit CGROUP BYTES                           (each memory.max set)
+cgroot=/sys/fs/cgroup
+mount -t cgroup2 none $cgroot || fail "mount cgroup2"
+pod_uid=5f0c3a9e-7d21-4b6e-9c8a-1e2f3a4b5c6d
+culprit_id=3f4ae8b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4
+bystander_id=9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9
+quiet_id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+pod_slice=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(echo $pod_uid | tr - _).slice
+culprit_cg=$pod_slice/cri-containerd-$culprit_id.scope
+bystander_cg=/system.slice/docker-$bystander_id.scope
+quiet_cg=/system.slice/docker-$quiet_id.scope
+# make_cgroup CGROUP: it and its parents, the memory controller enabled for
+# the children of each (v2 enables a controller in a group through its
+# parent's cgroup.subtree_control).
+make_cgroup() {
+  parent=$cgroot
+  for name in $(echo "${1#/}" | tr / ' '); do
+    grep -qw memory "$parent/cgroup.subtree_control" ||
+      echo +memory >"$parent/cgroup.subtree_control" || fail "enable the memory controller in $parent"
+    parent=$parent/$name
+    [ -d "$parent" ] || mkdir "$parent" || fail "mkdir $parent"
+  done
+}
+limit_cgroup() { # CGROUP BYTES
+  echo "$2" >"$cgroot$1/memory.max" || fail "memory.max of $1"
+  echo "limit $1 $2" >>"$results/cgroups"
+}
+for cg in "$culprit_cg" "$bystander_cg" "$quiet_cg"; do make_cgroup "$cg"; done
+{
+  echo "culprit $culprit_cg containerd $culprit_id $pod_uid"
+  echo "bystander $bystander_cg docker $bystander_id -"
+  echo "quiet $quiet_cg docker $quiet_id -"
+} >"$results/cgroups"
+limit_cgroup "$pod_slice" $((16 * 1024 * 1024))
+limit_cgroup "$bystander_cg" $((4 * 1024 * 1024))
+cgroup_dirs="$cgroot$culprit_cg $cgroot$bystander_cg $cgroot$quiet_cg"
 
 # Every tracefs file allocwatch could change, with its content.
 snapshot_tracefs() {
@@ -122,7 +162,7 @@ awk 'NR == FNR { want[$1] = 1; next } ($1 in want) { print $1 }' /tmp/function-n
 # allocwatch runs in the foreground, as an operator runs it: a background job
 # of a non-interactive shell would start with SIGINT ignored. The load runs
 # beside it and ends it with SIGINT, as Ctrl-C does.
-load_then_interrupt() {
+load_then_interrupt() { # DIR SECONDS
   dir=$1
   # Start once allocwatch has set tracing up (graph mode at the top level,
   # events mode in an instance), or has given up.
@@ -136,10 +176,11 @@ load_then_interrupt() {
   pid=$(pidof allocwatch)
   echo "allocwatch-e2e: tracing set up after $((waited / 10)) s: $(head -n 1 "$dir/err.txt")"
   sleep 1
-  echo "allocwatch-e2e: workload for $seconds s"
-  memstress /mnt/data "$seconds" "$memcg" >"$dir/memstress.txt" 2>&1
+  echo "allocwatch-e2e: workload for $2 s"
+  # shellcheck disable=SC2086 # three directories
+  memstress /mnt/data "$2" $cgroup_dirs >"$dir/memstress.txt" 2>&1
   echo $? >"$dir/memstress.status"
-  cat "$memcg/memory.events" >"$dir/memcg.events"
+  cat "$cgroot$pod_slice/memory.events" >"$dir/memcg.events"
   cat "$dir/memstress.txt"
   [ -n "$pid" ] || return
   kill -INT "$pid"
@@ -152,17 +193,19 @@ load_then_interrupt() {
   [ -e /tmp/allocwatch.exited ] || kill -KILL "$pid"
 }
 
-# run_allocwatch NAME LABEL: one traced run into $results/NAME.
+# run_allocwatch NAME SECONDS FORMAT LABEL: one traced run into $results/NAME,
+# with SECONDS of workload and its output in FORMAT (text, json).
 run_allocwatch() {
   dir=$results/$1
   mkdir -p "$dir"
-  echo "$2" >"$dir/label"
-  echo "allocwatch-e2e: run $1: $2"
+  echo "$4" >"$dir/label"
+  echo "$3" >"$dir/format"
+  echo "allocwatch-e2e: run $1: $4"
   snapshot_tracefs >"$dir/tracefs.before"
   rm -f /tmp/allocwatch.exited
-  load_then_interrupt "$dir" &
+  load_then_interrupt "$dir" "$2" &
   loader=$!
-  allocwatch -t 100us -p default --save "$dir/raw.trace" --report "$dir/report.txt" \
+  allocwatch -t 100us -p default --format "$3" --save "$dir/raw.trace" --report "$dir/report.txt" \
     >"$dir/out.txt" 2>"$dir/err.txt"
   echo $? >"$dir/allocwatch.status"
   touch /tmp/allocwatch.exited
@@ -191,7 +234,7 @@ done
 
 label1="as booted"
 [ -e $lru_gen ] && label1="$label1, MGLRU $(mglru_state)"
-run_allocwatch run1 "$label1"
+run_allocwatch run1 "$seconds" text "$label1"
 
 label2=""
 if [ -e $lru_gen ]; then
@@ -202,7 +245,10 @@ for option in $format_options; do
   echo 1 >"$tracing/options/$option"
   label2="${label2:+$label2, }$option on"
 done
-[ -n "$label2" ] && run_allocwatch run2 "$label2"
+[ -n "$label2" ] && run_allocwatch run2 "$seconds" text "$label2"
+
+# The stall report as JSON records, its cgroup records with it: a shorter run.
+run_allocwatch run3 $((seconds / 2)) json "JSON output${label2:+, $label2}"
 
 # The kernel's own line forms with tracing_thresh 0 (entries, leaves, bare
 # returns, and the forms of the options above), which allocwatch never asks
@@ -219,7 +265,8 @@ capture_formats() {
   echo 1 >$tracing/options/funcgraph-abstime
   echo 1 >$tracing/options/funcgraph-proc
   echo function_graph >$tracing/current_tracer
-  memstress /mnt/data 3 "$memcg" >"$dir/memstress.txt" 2>&1 &
+  # shellcheck disable=SC2086 # three directories
+  memstress /mnt/data 3 $cgroup_dirs >"$dir/memstress.txt" 2>&1 &
   timeout 8 head -c 4000000 $tracing/trace_pipe >"$dir/raw.trace"
   wait
   echo nop >$tracing/current_tracer

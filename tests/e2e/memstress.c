@@ -1,6 +1,6 @@
 // memstress: memory pressure for allocwatch's VM test (make e2e).
 //
-//   memstress DATA_DIR SECONDS [MEMCG_DIR]
+//   memstress DATA_DIR SECONDS [CULPRIT_DIR BYSTANDER_DIR QUIET_DIR]
 //
 // Without swap only page cache and slab caches are reclaimable, so the load
 // makes every kind of stall allocwatch is meant to explain, all at once:
@@ -16,12 +16,26 @@
 //     tracepoints on every kernel even when no THP fault has to compact,
 //   - a tree walker stats DATA_DIR/tree and creates and removes small files,
 //     so dentry and inode caches grow and super_cache_scan has work,
-//   - with MEMCG_DIR (a cgroup v2 directory with a small memory.max), one
-//     more reader streams DATA_DIR/memcg0 from inside that group: a file of
-//     its own, since page cache stays charged to whoever read it first, so
-//     it reclaims its own group (memcg reclaim).
+//   - with the three cgroup v2 directories, three tasks that each start in
+//     their own (memcg reclaim; which container stalled, whose limit):
+//       culprit    holds 10 MiB of anonymous memory, which no reclaim can
+//                  take without swap, so that its pod's 16 MiB fill with
+//                  page cache at once and global reclaim cannot keep them
+//                  from its limit; and streams the first half of
+//                  DATA_DIR/memcg0 as fast as it can, for the first 3/4 of
+//                  SECONDS only, then exits: a culprit gone before the run
+//                  ends;
+//       bystander  streams the second half at 1 MiB per 500 ms at most, so
+//                  that it reclaims its group too, but stalls far less;
+//       quiet      sleeps: a cgroup with a task in it and no stall.
+//     Halves of a file of their own, since page cache stays charged to
+//     whoever read it first: each reclaims its own group (or the ancestor
+//     whose limit its group is under).
 // Direct reclaim comes from whoever allocates when kswapd falls behind.
-// At the end it prints the /proc/vmstat counters that prove the pressure.
+// It prints each worker's pid and the cgroup directory it put it in
+// ("memstress: worker NAME pid N cgroup DIR|-"), and when each of the cgroup
+// workers ended ("memstress: worker NAME pid N ended after S.S s"); at the
+// end, the /proc/vmstat counters that prove the pressure.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -43,7 +57,7 @@
 #define HUGE_PAGE (2 * MIB)
 
 static const char* data_dir;
-static struct timespec deadline;
+static struct timespec started, deadline;
 static long page_size;
 
 static void die(const char* fmt, ...) {
@@ -110,6 +124,41 @@ static void read_files(const char* prefix, int nfiles, int first) {
     }
     close(fd);
   }
+}
+
+// Reads DATA_DIR/`name` from `offset` for `length` bytes, over and over until
+// the time is up, pausing `pause_us` after each MiB.
+static void read_range(const char* name, off_t offset, off_t length, useconds_t pause_us) {
+  char* buf = malloc(MIB);
+  if (!buf)
+    die("malloc");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", data_dir, name);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    die("open %s", path);
+  for (off_t at = 0; time_left(); at = (at + MIB) % length) {
+    if (pread(fd, buf, MIB, offset + at) < 0)
+      die("read %s", path);
+    if (pause_us)
+      usleep(pause_us);
+  }
+  close(fd);
+}
+
+// Faults in `bytes` of anonymous memory and keeps it.
+static void hold_anon(size_t bytes) {
+  char* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    die("mmap");
+  for (size_t off = 0; off < bytes; off += page_size)
+    p[off] = 1;
+}
+
+static double seconds_since(const struct timespec* t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
 // Grows to `target` bytes of anonymous memory in a burst, then frees every
@@ -259,15 +308,15 @@ static void read_vmstat(unsigned long long values[NCOUNTERS]) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) {
-    fprintf(stderr, "usage: memstress DATA_DIR SECONDS [MEMCG_DIR]\n");
+  if (argc != 3 && argc != 6) {
+    fprintf(stderr, "usage: memstress DATA_DIR SECONDS [CULPRIT_DIR BYSTANDER_DIR QUIET_DIR]\n");
     return 2;
   }
   data_dir = argv[1];
   int seconds = atoi(argv[2]);
-  const char* memcg_dir = argc == 4 ? argv[3] : NULL;
   page_size = sysconf(_SC_PAGESIZE);
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  clock_gettime(CLOCK_MONOTONIC, &started);
+  deadline = started;
   deadline.tv_sec += seconds;
 
   // Leave room for the kernel, the initramfs and the tracer; the rest is the
@@ -281,17 +330,28 @@ int main(int argc, char** argv) {
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
   read_vmstat(before);
 
-  enum { READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, MEMCG_READER, NWORKERS };
+  // The cgroup workers first, so that each is in its cgroup before the
+  // pressure builds.
+  enum { CULPRIT, BYSTANDER, QUIET, READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, NWORKERS };
   // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"reader0", "reader1", "anonhg0", "anonhg1",
-                                              "thpflt",  "compact", "treewlk", "memcgrd"};
-  const int nworkers = memcg_dir ? NWORKERS : MEMCG_READER;
+  static const char* const names[NWORKERS] = {"culprit", "bystand", "quiet",   "reader0",
+                                              "reader1", "anonhg0", "anonhg1", "thpflt",
+                                              "compact", "treewlk"};
+  const char* cgroups[NWORKERS] = {0};
+  const int first = argc == 6 ? CULPRIT : READER0;
+  if (argc == 6)
+    for (int i = CULPRIT; i <= QUIET; i++)
+      cgroups[i] = argv[3 + i];
+  // The memcg0 halves of the culprit and the bystander.
+  const off_t half = 96 * MIB;
   pid_t pids[NWORKERS];
-  for (int i = 0; i < nworkers; i++) {
+  for (int i = first; i < NWORKERS; i++) {
     pids[i] = fork();
     if (pids[i] < 0)
       die("fork");
     if (pids[i] == 0) {
+      if (cgroups[i])
+        join_cgroup(cgroups[i]);
       prctl(PR_SET_NAME, names[i]);
       // If memory runs out after all, the load dies, not the tracer.
       int fd = open("/proc/self/oom_score_adj", O_WRONLY);
@@ -301,10 +361,23 @@ int main(int argc, char** argv) {
         close(fd);
       }
       switch (i) {
+      case CULPRIT:
+        deadline = started;
+        deadline.tv_sec += seconds * 3 / 4;
+        hold_anon(10 * MIB);
+        read_range("memcg0", 0, half, 0);
+        break;
+      case BYSTANDER:
+        read_range("memcg0", half, half, 500 * 1000);
+        break;
+      case QUIET:
+        while (time_left())
+          usleep(100 * 1000);
+        break;
       case READER0:
       case READER1:
         // big0 and big1, each reader starting at its own.
-        read_files("big", 2, i);
+        read_files("big", 2, i - READER0);
         break;
       case HOG0:
       case HOG1:
@@ -319,21 +392,33 @@ int main(int argc, char** argv) {
       case TREE:
         walk_tree();
         break;
-      case MEMCG_READER:
-        join_cgroup(memcg_dir);
-        read_files("memcg", 1, 0);
-        break;
       }
       _exit(0);
     }
+    printf("memstress: worker %s pid %d cgroup %s\n", names[i], (int)pids[i],
+           cgroups[i] ? cgroups[i] : "-");
   }
+  fflush(stdout);
+  // Reaped as they end, so that a worker that ends early is gone from /proc
+  // from then on.
   int failed = 0;
-  for (int i = 0; i < nworkers; i++) {
+  for (int left = NWORKERS - first; left > 0; left--) {
     int status;
-    if (waitpid(pids[i], &status, 0) < 0)
-      die("waitpid");
+    pid_t pid = wait(&status);
+    if (pid < 0)
+      die("wait");
+    int i = first;
+    while (i < NWORKERS && pids[i] != pid)
+      i++;
+    if (i == NWORKERS)
+      continue;
+    if (cgroups[i]) {
+      printf("memstress: worker %s pid %d ended after %.1f s\n", names[i], (int)pid,
+             seconds_since(&started));
+      fflush(stdout);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      fprintf(stderr, "memstress: worker %d ended with status 0x%x\n", i, status);
+      fprintf(stderr, "memstress: worker %s ended with status 0x%x\n", names[i], status);
       failed = 1;
     }
   }

@@ -3,8 +3,9 @@
 # `make e2e`): e2e-check (check_trace.cpp) and the stall report's
 # check_report.py, each given a small real-format trace, a correct output for
 # it, and outputs broken one way each, which the checker must reject for that
-# reason; and check_run.sh's checks of what a guest left, on a trimmed copy of
-# a real guest's results broken one way each.
+# reason; check_cgroups.py, on the cgroup part of a real guest's JSON run
+# broken one way each; and check_run.sh's checks of what a guest left, on a
+# trimmed copy of a real guest's results broken one way each.
 #   tests/e2e/run.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -153,6 +154,69 @@ report_case 'no scan events and nothing reclaimed' 'direct reclaim reclaimed pag
 $python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixtures/report-good.err \
   >"$tmp/log" 2>&1
 verdict 'report checker: no --report file' 'the --report file can be read' $?
+
+# The cgroup checker (check_cgroups.py): fixtures/cgroups is what a 6.1
+# guest's JSON run left of it (the cgroups made, memstress.txt, the cgroup
+# workers' slow reclaim returns of raw.trace, the report's cgroup part, the
+# cgroup and memcg records of out.txt), changed one way each.
+# cgroup_case NAME EXPECT SETUP [text]: SETUP is shell run in a copy of
+# fixtures/cgroups first; "text" checks the report without the JSON.
+cgroup_case() {
+  rm -rf "$tmp/cgroups"
+  cp -R fixtures/cgroups "$tmp/cgroups"
+  (cd "$tmp/cgroups" && eval "$3")
+  c=$tmp/cgroups
+  json=$c/out.json
+  [ "${4:-}" = text ] && json=
+  # shellcheck disable=SC2086 # no JSON: no word
+  $python check_cgroups.py 100 "$c/cgroups" "$c/memstress.txt" "$c/raw.trace" "$c/report.txt" \
+    $json >"$tmp/log" 2>&1
+  verdict "cgroup checker: $1" "$2" $?
+}
+kube=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5f0c3a9e_7d21_4b6e_9c8a_1e2f3a4b5c6d.slice
+cgroup_case correct pass :
+cgroup_case 'the report alone' pass : text
+cgroup_case 'the bystander made no memcg reclaim' "the bystander's pids made memcg reclaim stalls" \
+  "sed -i '/bystand-1161.*try_to_free_mem_cgroup_pages/d' raw.trace"
+cgroup_case 'the culprit lived to the end' 'the culprit ended' \
+  "sed -i 's/culprit pid 1160 ended after 7.0 s/culprit pid 1160 ended after 10.1 s/' memstress.txt"
+cgroup_case 'no cgroup table' 'the --report file has the cgroup table' \
+  "sed -i '/^allocwatch: stalls by memory cgroup/,/^allocwatch: memory limits/{/^allocwatch: memory limits/!d}' report.txt" text
+cgroup_case 'a container id cut wrong' "the table's culprit rows" \
+  "sed -i 's/3f4ae8b2c1d0  5f0c3a9e/3f4ae8b2c1d1  5f0c3a9e/' report.txt" text
+cgroup_case 'no pod uid' "the table's culprit rows" \
+  "sed -i 's/3f4ae8b2c1d0  5f0c3a9e/3f4ae8b2c1d0          /' report.txt" text
+cgroup_case 'a count wrong on text' "the table's culprit reclaim rows are the raw trace's" \
+  "sed -i 's/\\(memcg reclaim  *\\)165 /\\1166 /' report.txt" text
+cgroup_case 'the bystander first on text' "the table puts the culprit's cgroup before the bystander's" \
+  "awk '/docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/ { next } { print }
+    /^  CGROUP  *CONTAINER/ { while ((getline l <\"report.txt\") > 0)
+      if (l ~ /docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/) print l }' report.txt >r && mv r report.txt" text
+cgroup_case 'the quiet cgroup on text' 'the table has no row for the quiet cgroup' \
+  "sed -i 's|^  /system.slice/docker-9a8b7c6d5e4f.scope\\(  *\\)9a8b7c6d5e4f\\(.*memcg reclaim.*\\)|&\\n  /system.slice/docker-0123456789ab.scope\\10123456789ab\\2|' report.txt" text
+cgroup_case "max events in the pod slice's child, not in it" "the limits show the culprit's cgroup without a limit or max events" \
+  "sed -i 's|^\\(  $kube  *16.0MiB .*\\)+161 |\\1  +0 |' report.txt" text
+cgroup_case "no limit shown for the bystander" "the limits show the bystander's cgroup with its" \
+  "sed -i 's|^\\(  /system.slice/docker-9a8b7c6d5e4f.scope  \\)8.0MiB|\\1   max|' report.txt" text
+cgroup_case 'a limit table for the quiet cgroup' 'the limits have no table for the quiet cgroup' \
+  "printf '  CGROUP  LIMIT  HIGH  EVENTS_HIGH  EVENTS_MAX  OOM  OOM_KILL\n  /system.slice/docker-0123456789ab.scope  max  max  +0  +0  +0  +0\n' >>report.txt" text
+cgroup_case 'no cgroup records' 'the JSON has cgroup and memcg records' ': >out.json'
+cgroup_case 'a container id wrong' "the culprit's cgroup records" \
+  "sed -i 's/\"container_id\":\"3f4ae8b2c1d0e9/\"container_id\":\"3f4ae8b2c1d0e8/' out.json"
+cgroup_case "a pod uid as the path writes it" "the culprit's cgroup records" \
+  "sed -i 's/\"pod_uid\":\"5f0c3a9e-7d21-4b6e-9c8a-1e2f3a4b5c6d\"/\"pod_uid\":\"5f0c3a9e_7d21_4b6e_9c8a_1e2f3a4b5c6d\"/' out.json"
+cgroup_case "a culprit's stall attributed to the bystander" "the culprit's reclaim records are the raw trace's" \
+  "sed -i '1s/culprit-1160/bystand-1161/' raw.trace"
+cgroup_case 'the bystander first' "the culprit's cgroup comes before the bystander's" \
+  "{ grep '\"type\":\"cgroup\".*docker-9a8b' out.json; grep -v '\"type\":\"cgroup\".*docker-9a8b' out.json; } >o && mv o out.json"
+cgroup_case 'a record of the quiet cgroup' 'no cgroup or memcg record of the quiet cgroup' \
+  "sed -n 's/docker-9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/gp' out.json | tail -n 1 >>out.json"
+cgroup_case "the limit on the culprit's own cgroup" "the culprit's memcg records are version 2" \
+  "sed -i 's|^\\(.*\"cgroup\":\"$kube/[^\"]*\",\"stalled\".*\\)\"limit\":null|\\1\"limit\":16777216|' out.json"
+cgroup_case "no max events in the pod slice" "the culprit's stalls are its pod slice's memory.max" \
+  "sed -i 's|^\\(.*\"cgroup\":\"$kube\",.*\\)\"max\":161|\\1\"max\":0|' out.json"
+cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls are its own memory.max" \
+  "sed -i 's|^\\(.*\"cgroup\":\"/system.slice/docker-[^\"]*\",\"stalled\".*\\)\"max\":2|\\1\"max\":0|' out.json"
 
 # The checks of a guest's results (check_run.sh): fixtures/results is a
 # trimmed copy of what a 6.1 guest left, with run1 of its runs. Those checks
