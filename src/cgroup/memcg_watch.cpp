@@ -28,9 +28,14 @@ void MemcgWatch::note(CgroupVersion version, const std::string& path) {
     return;
   }
   MemcgChain chain{version, {}};
-  for (std::string_view level = path; !level.empty(); level = parent_cgroup(level))
-    chain.levels.push_back(MemcgLevel{std::string(level), read(version, std::string(level)), {}});
-  chains_.push_back(std::move(chain));
+  for (std::string_view level = path; !level.empty(); level = parent_cgroup(level)) {
+    MemcgState first = read(version, std::string(level));
+    // Not a memory cgroup here: v2's root has no memory files.
+    if (first.readable)
+      chain.levels.push_back(MemcgLevel{std::string(level), first, {}});
+  }
+  if (!chain.levels.empty())
+    chains_.push_back(std::move(chain));
 }
 
 const std::vector<MemcgChain>& MemcgWatch::finish() {

@@ -16,7 +16,8 @@
 namespace allocwatch {
 
 // One level of a noted cgroup's hierarchy: the cgroup itself, then its
-// ancestors up to the root.
+// ancestors up to the root, each that has memory files when first read (not
+// v2's root).
 struct MemcgLevel {
   std::string path;
   MemcgState first; // when the cgroup was first noted

@@ -53,14 +53,28 @@ TEST_CASE("memcg_watch: a cgroup gone by the end, and the bound on cgroups") {
   MemcgWatch watch(files, CgroupMounts{"/m", ""});
   watch.note(CgroupVersion::V1, "/gone");
   files.files.erase("/m/gone/memory.failcnt");
-  for (std::size_t i = 0; i < MemcgWatch::kMaxCgroups + 5; ++i)
+  for (std::size_t i = 0; i < MemcgWatch::kMaxCgroups + 5; ++i) {
+    files.files["/m/c" + std::to_string(i) + "/memory.failcnt"] = "0\n";
     watch.note(CgroupVersion::V1, "/c" + std::to_string(i));
+  }
   CHECK(watch.not_kept() == 6);
   const std::vector<MemcgChain>& chains = watch.finish();
   CHECK(chains.size() == MemcgWatch::kMaxCgroups);
   CHECK(chains[0].levels[0].first.readable);
   CHECK(chains[0].levels[0].first.failcnt == 3);
   CHECK_FALSE(chains[0].levels[0].last.readable);
+}
+
+TEST_CASE("memcg_watch: levels without memory files (v2's root) are left out") {
+  FakeFiles files;
+  files.v2("/cg/a", "max", 0);
+  MemcgWatch watch(files, CgroupMounts{"", "/cg"});
+  watch.note(CgroupVersion::V2, "/a");
+  watch.note(CgroupVersion::V2, "/not-a-cgroup");
+  const std::vector<MemcgChain>& chains = watch.finish();
+  REQUIRE(chains.size() == 1);
+  REQUIRE(chains[0].levels.size() == 1);
+  CHECK(chains[0].levels[0].path == "/a");
 }
 
 TEST_CASE("memcg_watch: saved chains are given back as they were, nothing read") {

@@ -85,7 +85,7 @@ void write_cgroup_report_text(std::ostream& out, const CgroupStats& stats,
     return;
   out << "allocwatch: stalls by memory cgroup, largest total first:\n";
   Table table({"CGROUP", "CONTAINER", "POD", "KIND", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"},
-              "lllllrrrr");
+              "llllrrrr");
   std::size_t shown = 0;
   std::size_t hidden = 0;
   for (const CgroupRow* row : rows) {
