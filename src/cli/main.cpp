@@ -219,6 +219,7 @@ int replay(const Options& options, const Profile& profile) {
   LineReader reader(source);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
       bind_all(reader, profile, std::nullopt, *output, counts, report, nullptr,
@@ -354,6 +355,7 @@ int trace_live(const Options& options, const Profile& profile) {
     restore_after_crash(plan.tracing_dir);
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   if (const auto publish = metrics_options(options))
     metrics.start(*publish, plan.mode, std::cerr, options.quiet);
 

@@ -21,14 +21,18 @@ std::optional<Nanos> to_duration(const std::string& text, Nanos bare_unit, const
   return *parsed;
 }
 
-// --metrics-interval needs --metrics-file; --listen must parse (its
-// address is taken again, checked, when the server starts).
-void check_metrics_options(Options& o, const std::string& interval) {
+// --metrics-interval needs --metrics-file, --metrics-cgroups a metrics
+// output; --listen must parse (its address is taken again, checked, when
+// the server starts).
+void check_metrics_options(const CLI::App& app, Options& o, const std::string& interval) {
   if (!interval.empty()) {
     if (!o.metrics_file)
       throw CLI::ValidationError("--metrics-interval", "is the period of --metrics-file");
     o.metrics_interval = *to_duration(interval, kSecond, "--metrics-interval");
   }
+  if (app.count("--metrics-cgroups") > 0 && !o.metrics_file && !o.listen)
+    throw CLI::ValidationError("--metrics-cgroups",
+                               "bounds the series of --metrics-file and --listen");
   if (o.listen) {
     if (auto address = parse_listen_address(*o.listen); !address)
       throw CLI::ValidationError("--listen", address.error().message);
@@ -124,6 +128,11 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--metrics-interval", metrics_interval,
                  "How often --metrics-file is rewritten (default: 15s; bare number: seconds)")
       ->type_name("DUR");
+  app.add_option("--metrics-cgroups", o.metrics_cgroups,
+                 "Give the N memory cgroups that stalled longest series of their own, per kind; "
+                 "the rest are summed as cgroup=\"other\" (default: 10)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1000).description(""));
   app.add_option("--listen", o.listen,
                  "Serve Prometheus metrics at http://ADDR:PORT/metrics (a bare PORT: 127.0.0.1)")
       ->type_name("[ADDR:]PORT");
@@ -145,7 +154,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     o.json = format == "json";
     if (!mode.empty())
       o.mode = mode == "graph" ? Mode::Graph : Mode::Events;
-    check_metrics_options(o, metrics_interval);
+    check_metrics_options(app, o, metrics_interval);
     if (o.watch)
       apply_watch_defaults(app, o, !format.empty());
     if (o.input && (o.command || o.pid || o.cgroup || o.save || o.duration || o.mode || o.check))

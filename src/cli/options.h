@@ -29,6 +29,7 @@ struct Options {
   bool watch = false;
   std::optional<std::string> metrics_file; // --metrics-file FILE
   Nanos metrics_interval = 15 * kSecond;   // --metrics-interval
+  int metrics_cgroups = 10;                // --metrics-cgroups: cgroups with series, per kind
   std::optional<std::string> listen;       // --listen [ADDR:]PORT, checked by parse_listen_address
   bool check = false;
   bool list_profiles = false;

@@ -16,6 +16,46 @@ void info(Exposition& out, const MetricsSources& s) {
   out.sample_seconds("allocwatch_threshold_seconds", {}, s.threshold);
 }
 
+// Both families have the same series: per kind, the cgroups that stalled
+// longest (at most --metrics-cgroups of them) and cgroup="other".
+void cgroups(Exposition& out, const StallMetrics& stalls) {
+  static const Container kNoContainer;
+  const auto each = [&](auto write) {
+    for (const StallMetrics::Kind& kind : stalls.kinds()) {
+      for (const TopCgroups::Series& s : kind.cgroups.series())
+        write(kind.name, s.path, s.container, s.totals);
+      write(kind.name, TopCgroups::kOther, kNoContainer, kind.cgroups.other());
+    }
+  };
+  constexpr std::string_view count = "allocwatch_cgroup_stalls_total";
+  out.family(count, Type::Counter,
+             "Stalls at or above the threshold, by kind and the task's memory cgroup (with its "
+             "container and pod): the cgroups that stalled longest have a series each, the rest "
+             "are cgroup=\"other\".");
+  each([&](std::string_view kind, std::string_view cgroup, const Container& container,
+           const TopCgroups::Totals& totals) {
+    out.sample(count,
+               {{"kind", kind},
+                {"cgroup", cgroup},
+                {"container_id", container.id},
+                {"pod_uid", container.pod_uid}},
+               totals.stalls);
+  });
+  constexpr std::string_view time = "allocwatch_cgroup_stall_seconds_total";
+  out.family(time, Type::Counter,
+             "Time in stalls at or above the threshold, by kind and memory cgroup, as "
+             "allocwatch_cgroup_stalls_total.");
+  each([&](std::string_view kind, std::string_view cgroup, const Container& container,
+           const TopCgroups::Totals& totals) {
+    out.sample_seconds(time,
+                       {{"kind", kind},
+                        {"cgroup", cgroup},
+                        {"container_id", container.id},
+                        {"pod_uid", container.pod_uid}},
+                       totals.time);
+  });
+}
+
 void stalls(Exposition& out, const StallMetrics& stalls) {
   out.family("allocwatch_stall_duration_seconds", Type::Histogram,
              "Stalls at or above the threshold, by kind (tasks other than the background ones).");
@@ -36,6 +76,7 @@ void stalls(Exposition& out, const StallMetrics& stalls) {
     out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", TopComms::kOther}},
                kind.comms.other());
   }
+  cgroups(out, stalls);
 }
 
 void shrinkers(Exposition& out, const ShrinkerStats& shrinkers) {

@@ -20,7 +20,7 @@ void RunMetrics::tick() {
   const auto now = Clock::now();
   publisher_->tick(now);
   if (now >= next_rebalance_) {
-    stalls_.rebalance_comms();
+    stalls_.rebalance();
     next_rebalance_ = now + kRebalanceInterval;
   }
 }

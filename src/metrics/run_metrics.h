@@ -31,18 +31,22 @@ public:
   bool started() const { return publisher_ != nullptr; }
   // The mode in use, once known (graph mode may fall back to events).
   void set_mode(std::optional<Mode> mode) { mode_ = mode; }
+  // How many cgroups have series of their own per kind (--metrics-cgroups):
+  // before the first incident.
+  void set_top_cgroups(std::size_t top) { stalls_ = StallMetrics(profile_, top); }
 
   // Sees every incident, after the trace's own output.
   Sink& observer() { return stalls_; }
   // From the live loop, between reads: the file when due, --listen's
-  // clients, and now and then the choice of task names. Never waits.
+  // clients, and now and then the choice of task names and cgroups. Never waits.
   void tick();
   // The final numbers to the file.
   void finish();
 
 private:
   using Clock = MetricsPublisher::Clock;
-  // How often the busiest task names are reconsidered for their own series.
+  // How often the busiest task names and cgroups are reconsidered for their
+  // own series.
   static constexpr std::chrono::minutes kRebalanceInterval{5};
 
   std::string render(std::uint64_t file_errors) const;

@@ -4,7 +4,8 @@
 
 namespace allocwatch {
 
-StallMetrics::StallMetrics(const Profile& profile) {
+StallMetrics::StallMetrics(const Profile& profile, std::size_t top_cgroups)
+    : top_cgroups_(top_cgroups) {
   for (const StallKind& stall : profile.stalls)
     kind(stall.kind);
 }
@@ -14,7 +15,7 @@ StallMetrics::Kind& StallMetrics::kind(std::string_view name) {
       std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) { return k.name == name; });
   if (found != kinds_.end())
     return *found;
-  kinds_.push_back(Kind{std::string(name), {}, {}, TopComms{kTopComms}});
+  kinds_.push_back(Kind{std::string(name), {}, {}, TopComms{kTopComms}, TopCgroups{top_cgroups_}});
   return kinds_.back();
 }
 
@@ -30,11 +31,14 @@ void StallMetrics::incident(const Incident& incident) {
   }
   k.stalls.add(duration);
   k.comms.add(incident.comm);
+  k.cgroups.add(incident.cgroup, duration);
 }
 
-void StallMetrics::rebalance_comms() {
-  for (Kind& k : kinds_)
+void StallMetrics::rebalance() {
+  for (Kind& k : kinds_) {
     k.comms.rebalance();
+    k.cgroups.rebalance();
+  }
 }
 
 } // namespace allocwatch

@@ -1,6 +1,7 @@
 #include "bind/shrinker_stats.h"
-#include "tracepoints.h"
+#include "cgroup/task_cgroups.h"
 #include "report/journal_sink.h"
+#include "tracepoints.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -74,6 +75,32 @@ TEST_CASE("journal: a stall is one entry: the JSON record's fields, a summary, a
   CHECK(fallback.str().empty());
   CHECK(messages.str().empty());
   CHECK(sink.sent() == 1);
+}
+
+TEST_CASE("journal: a stall of a task whose cgroup is known carries CGROUP, CONTAINER_ID and "
+          "POD_UID; unknown, none of them") {
+  const std::string id(64, 'b');
+  const std::string uid = "8b1e1f2c-4d3a-4f5e-9a8b-7c6d5e4f3a2b";
+  TaskCgroup cgroup{CgroupVersion::V1,
+                    "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+                    "8b1e1f2c_4d3a_4f5e_9a8b_7c6d5e4f3a2b.slice/cri-containerd-" +
+                        id + ".scope",
+                    {}};
+  cgroup.container = container_of(cgroup.path);
+  Journal journal;
+  std::ostringstream fallback, messages;
+  JournalSink sink(fallback, messages, journal.sender());
+  Incident attributed = stall(12'345'000);
+  attributed.cgroup = &cgroup;
+  sink.incident(attributed);
+  sink.incident(stall(12'345'000));
+  REQUIRE(journal.entries.size() == 2);
+  CHECK(has(journal.entries[0], "CGROUP=" + cgroup.path));
+  CHECK(has(journal.entries[0], "CONTAINER_ID=" + id));
+  CHECK(has(journal.entries[0], "POD_UID=" + uid));
+  for (const std::string& field : journal.entries[1])
+    for (const char* name : {"CGROUP=", "CONTAINER_ID=", "POD_UID="})
+      CHECK_FALSE(field.starts_with(name));
 }
 
 TEST_CASE("journal: a stall of many lines is still one entry: each repeated field once, its "

@@ -1,6 +1,7 @@
 #include "bind/shrinker_stats.h"
-#include "tracepoints.h"
+#include "cgroup/task_cgroups.h"
 #include "report/json_sink.h"
+#include "tracepoints.h"
 
 #include <doctest/doctest.h>
 #include <sstream>
@@ -29,6 +30,42 @@ TEST_CASE("json: a span is one object with its lines, escaped") {
         // The tracepoint lines, parsed; the other line is not one.
         "\"tracepoints\":[{\"event\":\"mm_vmscan_direct_reclaim_begin\",\"ts_ns\":16466577000,"
         "\"fields\":{\"order\":0,\"gfp_flags\":\"GFP_KERNEL\"}}]}\n");
+}
+
+TEST_CASE("json: a span of a task whose cgroup is known names it, and its container and pod "
+          "where the path does; unknown, the keys are left out") {
+  const std::string_view lines[] = {"cat-4242 [001] ..... 10.000100: "
+                                    "mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_KERNEL"};
+  const std::string id(64, 'a');
+  const std::string uid = "8b1e1f2c-4d3a-4f5e-9a8b-7c6d5e4f3a2b";
+  TaskCgroup pod{CgroupVersion::V1, "/kubepods/burstable/pod" + uid + "/" + id, {}};
+  pod.container = container_of(pod.path);
+  TaskCgroup docker{CgroupVersion::V2, "/docker/" + id, {}};
+  docker.container = container_of(docker.path);
+  // A path is the task's bytes: escaped as any string.
+  const TaskCgroup odd{CgroupVersion::V2, "/a\"b\n", {}};
+  std::ostringstream out;
+  JsonSink sink(out);
+  const TaskCgroup* const cgroups[] = {&pod, &docker, &odd, nullptr};
+  for (const TaskCgroup* cgroup : cgroups) {
+    Incident incident{"memcg_reclaim", "memcg reclaim", false, 4242, "cat", 10, 20, lines};
+    incident.cgroup = cgroup;
+    std::vector<Tracepoint> tracepoints;
+    sink.incident(with_tracepoints(incident, tracepoints));
+  }
+  std::istringstream records(out.str());
+  std::string record;
+  const std::string head =
+      "{\"type\":\"span\",\"name\":\"memcg_reclaim\",\"pid\":4242,\"comm\":\"cat\",";
+  const std::string times = "\"start_ns\":10,";
+  for (const std::string& keys :
+       {"\"cgroup\":\"/kubepods/burstable/pod" + uid + "/" + id + "\",\"container_id\":\"" + id +
+            "\",\"pod_uid\":\"" + uid + "\",",
+        "\"cgroup\":\"/docker/" + id + "\",\"container_id\":\"" + id + "\",",
+        std::string("\"cgroup\":\"/a\\\"b\\u000a\","), std::string()}) {
+    REQUIRE(std::getline(records, record));
+    CHECK(record.starts_with(head + keys + times));
+  }
 }
 
 TEST_CASE("json: tracepoint fields are numbers or escaped strings, in either line format") {

@@ -1,5 +1,7 @@
 #include "report/trace_records.h"
 
+#include "cgroup/task_cgroups.h"
+
 namespace allocwatch {
 
 namespace {
@@ -17,8 +19,16 @@ void span_record(const Incident& incident, RecordValue& record) {
   record.string("type", "span")
       .string("name", incident.span)
       .integer("pid", incident.pid)
-      .string("comm", incident.comm)
-      .integer("start_ns", incident.start)
+      .string("comm", incident.comm);
+  if (incident.cgroup != nullptr) {
+    const Container& container = incident.cgroup->container;
+    record.string("cgroup", incident.cgroup->path);
+    if (!container.id.empty())
+      record.string("container_id", container.id);
+    if (!container.pod_uid.empty())
+      record.string("pod_uid", container.pod_uid);
+  }
+  record.integer("start_ns", incident.start)
       .integer("end_ns", incident.end)
       .integer("duration_ns",
                incident.start >= 0 && incident.end >= 0 ? incident.end - incident.start : -1)

@@ -3,6 +3,7 @@
 // writes them:
 //
 //   {"type":"span","name":"try_to_free_pages","pid":170,"comm":"memhog-",
+//    "cgroup":"/kubepods/burstable/pod<uid>/<id>","container_id":"<id>","pod_uid":"<uid>",
 //    "start_ns":16466558000,"end_ns":16516484000,"duration_ns":49926000,
 //    "lines":["...", "..."],
 //    "tracepoints":[{"event":"mm_vmscan_direct_reclaim_begin","ts_ns":16466577000,
@@ -16,6 +17,10 @@
 // TextSink writes, straight from the Incident). "tracepoints" are the span's tracepoint lines (the
 // ones it claimed, and a pair's own begin and end) with their fields; lines that print none (graph
 // returns) are left out. Times are integer nanoseconds; -1 where the trace had none.
+// "cgroup" is the task's memory cgroup as /proc/PID/cgroup names it, where the run learnt it
+// (Incident::cgroup: live runs, replays of their --save files), with "container_id" and
+// "pod_uid" where the path names them (cgroup/container.h); each key is left out when unknown,
+// so the records of a plain trace's replay have none.
 #pragma once
 
 #include "bind/incident.h"

@@ -3,25 +3,35 @@
 compared with its Prometheus metrics (as a file, a scrape, or through a real
 Prometheus), and an HTTP client that misbehaves on purpose.
 
-  check.py expected JSONL                 the series the JSON records imply
-  check.py compare METRICS_FILE JSONL     the metrics file holds them
-  check.py prometheus URL JSONL SECONDS   Prometheus' API returns them
+  check.py expected JSONL [N]                 the series the JSON records imply
+  check.py compare METRICS_FILE JSONL [N]     the metrics file holds them
+  check.py prometheus URL JSONL SECONDS [N]   Prometheus' API returns them
+  check.py cgroups URL JSONL N PATH:ID:UID...  through Prometheus' API: these cgroups'
+                                             series and labels, the series per kind
+  check.py bound URL JSONL N                  more than N cgroups stalled in a kind,
+                                             N + 1 series per kind through the API
   check.py promql URL QUERY JSONL KIND LE     README's query, for KIND and LE
   check.py wait URL PROMQL SECONDS          until Prometheus has a result for it
   check.py hostile HOST PORT              malformed, oversized, slow requests
-  check.py journal JOURNAL_JSON           the journal entries of a watch
+  check.py journal JOURNAL_JSON [CGROUP]  the journal entries of a watch
+  check.py savefile FILE                  writes a --save file: memcg reclaim stalls
+                                          of 40 tasks in 6 cgroups (and unknown ones)
 
 Every check prints "ok - ..." or "FAIL - ..."; the exit status is the
 number of failures (0: all passed).
 
 The JSON records are allocwatch's own (--format json, --watch's stdout):
-each span record's duration and each shrinker record's totals. Their kinds
+each span record's duration and cgroup, and each shrinker record's totals.
+N is the run's --metrics-cgroups (default 10): within five minutes (before
+any rebalance) the first N cgroups of a kind to stall, in record order, have
+series of their own, and every other stall of it is cgroup="other". Their kinds
 come from the pair names of the shipped profiles in events mode (the JSON
 span record does not carry the kind), and background tasks from the
 profiles' comm prefixes.
 """
 import json
 import math
+import random
 import re
 import socket
 import sys
@@ -38,6 +48,8 @@ PAIR_KINDS = {
     "shrink_slab": "shrinker",
 }
 BACKGROUND = ("kswapd", "kcompactd")
+CGROUP_FAMILIES = ("allocwatch_cgroup_stalls_total", "allocwatch_cgroup_stall_seconds_total")
+OTHER = frozenset({"cgroup": "other"}.items())
 # DurationHistogram::kUpperBounds, in ns, and their "le" text.
 BOUNDS_NS = [100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000,
              25_000_000, 50_000_000, 100_000_000, 250_000_000, 500_000_000,
@@ -61,9 +73,22 @@ def le_text(ns):
     return text.rstrip("0").rstrip(".")
 
 
-def expected_series(jsonl):
+def cgroup_labels(record):
+    """The labels of a span record's own cgroup series, as Prometheus keeps
+    them (an empty label is no label)."""
+    # A path's bytes that are not UTF-8 are U+FFFD in a label value.
+    path = record["cgroup"].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    labels = {"cgroup": path, "container_id": record.get("container_id", ""),
+              "pod_uid": record.get("pod_uid", "")}
+    return {k: v for k, v in labels.items() if v}
+
+
+def expected_series(jsonl, top_cgroups=10):
     """{(name, frozenset(labels)): value}: what the metrics must say."""
     stalls, background, shrinkers = {}, {}, {}
+    # Per kind: {frozenset(cgroup labels): [count, ns]}, the first
+    # top_cgroups cgroups to stall, and "other".
+    cgroups = {}
     with open(jsonl, encoding="utf-8", errors="surrogateescape") as f:
         for line in f:
             record = json.loads(line)
@@ -71,8 +96,19 @@ def expected_series(jsonl):
                 kind = PAIR_KINDS.get(record["name"])
                 if kind is None or record["duration_ns"] < 0:
                     continue
-                table = background if record["comm"].startswith(BACKGROUND) else stalls
-                table.setdefault(kind, []).append(record["duration_ns"])
+                if record["comm"].startswith(BACKGROUND):
+                    background.setdefault(kind, []).append(record["duration_ns"])
+                    continue
+                stalls.setdefault(kind, []).append(record["duration_ns"])
+                own = cgroups.setdefault(kind, {})
+                key = OTHER
+                if "cgroup" in record:
+                    labels = frozenset(cgroup_labels(record).items())
+                    if labels in own or len(set(own) - {OTHER}) < top_cgroups:
+                        key = labels
+                totals = own.setdefault(key, [0, 0])
+                totals[0] += 1
+                totals[1] += record["duration_ns"]
             elif record["type"] == "shrinker":
                 shrinkers[record["symbol"]] = (record["total_ns"], record["calls"])
     series = {}
@@ -88,6 +124,11 @@ def expected_series(jsonl):
                 sum(1 for d in durations if d <= bound))
     for kind, durations in background.items():
         put("allocwatch_background_duration_seconds_count", {"kind": kind}, len(durations))
+    for kind, own in cgroups.items():
+        own.setdefault(OTHER, [0, 0])
+        for labels, (count, ns) in own.items():
+            put(CGROUP_FAMILIES[0], dict(labels, kind=kind), count)
+            put(CGROUP_FAMILIES[1], dict(labels, kind=kind), ns / 1e9)
     for symbol, (total_ns, calls) in shrinkers.items():
         put("allocwatch_shrinker_calls_total", {"shrinker": symbol}, calls)
         put("allocwatch_shrinker_seconds_total", {"shrinker": symbol}, total_ns / 1e9)
@@ -106,8 +147,9 @@ def parse_exposition(text):
         m = SAMPLE.match(line)
         if not m:
             raise ValueError("not a sample line: " + line)
+        # As Prometheus reads them: an empty label is no label.
         labels = {k: v.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
-                  for k, v in LABEL.findall(m.group(2) or "")}
+                  for k, v in LABEL.findall(m.group(2) or "") if v}
         samples[(m.group(1), frozenset(labels.items()))] = float(m.group(3))
     return samples
 
@@ -142,8 +184,8 @@ def sums_by_comm(samples, stalls, where):
     return good
 
 
-def cmd_expected(jsonl):
-    series, _ = expected_series(jsonl)
+def cmd_expected(jsonl, top_cgroups="10"):
+    series, _ = expected_series(jsonl, int(top_cgroups))
     for key, value in sorted(series.items(), key=lambda kv: describe(kv[0])):
         print(describe(key), value)
 
@@ -184,8 +226,8 @@ def agrees_with_report(samples, jsonl, where):
     return good
 
 
-def cmd_compare(metrics_file, jsonl):
-    series, stalls = expected_series(jsonl)
+def cmd_compare(metrics_file, jsonl, top_cgroups="10"):
+    series, stalls = expected_series(jsonl, int(top_cgroups))
     with open(metrics_file, encoding="utf-8") as f:
         samples = parse_exposition(f.read())
     agrees_with_report(samples, jsonl, metrics_file)
@@ -203,9 +245,9 @@ def query(url, promql):
             for s in answer["data"]["result"]]
 
 
-def cmd_prometheus(url, jsonl, seconds):
+def cmd_prometheus(url, jsonl, seconds, top_cgroups="10"):
     """Queries Prometheus until every expected series has its value."""
-    series, stalls = expected_series(jsonl)
+    series, stalls = expected_series(jsonl, int(top_cgroups))
     names = sorted({name for name, _ in series})
     deadline = time.time() + float(seconds)
     while True:
@@ -229,6 +271,83 @@ def cmd_prometheus(url, jsonl, seconds):
             compare(samples, series, "Prometheus' API after %ss" % seconds)
             return
         time.sleep(0.5)
+
+
+def cgroups_per_kind(jsonl):
+    """{kind: number of cgroups whose tasks stalled in it}, from the records."""
+    seen = {}
+    with open(jsonl, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            record = json.loads(line)
+            kind = PAIR_KINDS.get(record.get("name")) if record["type"] == "span" else None
+            if kind and "cgroup" in record and not record["comm"].startswith(BACKGROUND):
+                seen.setdefault(kind, set()).add(record["cgroup"])
+    return {kind: len(paths) for kind, paths in seen.items()}
+
+
+def check_series_per_kind(url, series, top):
+    """Each cgroup family has, per kind, the series the records imply (at most
+    N + 1) through Prometheus' API (`prometheus` first: the values are final);
+    a kind without stalls has its "other" series alone, at zero."""
+    for family in CGROUP_FAMILIES:
+        want = {}
+        for name, labels in series:
+            if name == family:
+                kind = dict(labels)["kind"]
+                want[kind] = want.get(kind, 0) + 1
+        got = {dict(labels).get("kind"): value
+               for labels, value in query(url, "count by (kind) (%s)" % family)}
+        # A kind without stalls has its "other" series alone, at zero.
+        want.update({kind: 1 for kind in got if kind not in want})
+        if want and got == want and max(got.values()) <= top + 1:
+            ok("Prometheus' API: %s has %s series per kind (--metrics-cgroups %d: at most %d)"
+               % (family, ", ".join("%s=%d" % kv for kv in sorted(got.items())), top, top + 1))
+        else:
+            fail("Prometheus' API: %s series per kind %s, the records give %s, at most %d"
+                 % (family, got, want, top + 1))
+
+
+def cmd_cgroups(url, jsonl, top_cgroups, *cgroups):
+    """Through Prometheus' API: each cgroup given as PATH:CONTAINER_ID:POD_UID
+    (an empty id: none) has series of its own in both families, labelled so,
+    and each family the series per kind that the records imply."""
+    top = int(top_cgroups)
+    series, _ = expected_series(jsonl, top)
+    check_series_per_kind(url, series, top)
+    for given in cgroups:
+        path, container_id, pod_uid = given.rsplit(":", 2)
+        labels = {k: v for k, v in
+                  (("cgroup", path), ("container_id", container_id), ("pod_uid", pod_uid)) if v}
+        if not any(name == CGROUP_FAMILIES[0] and labels.items() <= dict(key).items()
+                   for name, key in series):
+            fail("allocwatch's records give %s no series of its own" % path)
+            continue
+        for family in CGROUP_FAMILIES:
+            found = [dict(l) for l, _ in query(url, "%s{cgroup=%s}" % (family, json.dumps(path)))]
+            exact = [f for f in found if {k: v for k, v in f.items()
+                                          if k in ("cgroup", "container_id", "pod_uid")} == labels]
+            if found and len(exact) == len(found):
+                ok("Prometheus' API: %s{cgroup=%r} for %d kind(s), with %s"
+                   % (family, path, len(found),
+                      ", ".join("%s=%s" % kv for kv in sorted(labels.items()) if kv[0] != "cgroup")
+                      or "no container"))
+            else:
+                fail("Prometheus' API: %s{cgroup=%r}: %s, wanted the labels %s"
+                     % (family, path, found, labels))
+
+
+def cmd_bound(url, jsonl, top_cgroups):
+    """The bound, exercised: more than N cgroups stalled in some kind, and
+    each family still has at most N + 1 series per kind."""
+    top = int(top_cgroups)
+    seen = cgroups_per_kind(jsonl)
+    if any(n > top for n in seen.values()):
+        ok("the records have more than %d cgroups in a kind (%s)"
+           % (top, ", ".join("%s=%d" % kv for kv in sorted(seen.items()))))
+    else:
+        fail("the bound is not exercised: cgroups per kind %s, --metrics-cgroups %d" % (seen, top))
+    series, _ = expected_series(jsonl, top)
+    check_series_per_kind(url, series, top)
 
 
 def cmd_wait(url, promql, seconds):
@@ -378,7 +497,7 @@ def cmd_hostile(host, port):
         fail("30 scrapers at once: %d answered; then %r" % (answered, status(answer)))
 
 
-def cmd_journal(journal_json):
+def cmd_journal(journal_json, cgroup=None):
     entries = [json.loads(line) for line in open(journal_json, encoding="utf-8")]
     ours = [e for e in entries if e.get("SYSLOG_IDENTIFIER") == "allocwatch"]
     stalls = [e for e in ours if e.get("MESSAGE_ID") == "5e1fefd551e04db7b4321847c804a337"]
@@ -407,6 +526,14 @@ def cmd_journal(journal_json):
         ok("journal: %d shrinker total entries" % len(shrinkers))
     else:
         fail("journal: no shrinker total entries")
+    if cgroup is not None:
+        named = [e for e in stalls if e.get("CGROUP") == cgroup]
+        odd = [e for e in stalls if "CGROUP" in e and not str(e["CGROUP"]).startswith("/")]
+        if named and not odd:
+            ok("journal: %d stall entries carry CGROUP=%s" % (len(named), cgroup))
+        else:
+            fail("journal: no stall entry with CGROUP=%s (CGROUP seen: %s)"
+                 % (cgroup, sorted({str(e.get("CGROUP")) for e in stalls})))
     plain = [e for e in entries if str(e.get("MESSAGE", "")).startswith('{"type"')]
     if plain:
         fail("journal: %d JSON lines came through stdout instead" % len(plain))
@@ -414,9 +541,36 @@ def cmd_journal(journal_json):
         ok("journal: nothing went to stdout as JSON")
 
 
+def cmd_savefile(path):
+    """An events-mode trace as a live run's --save file ends: memcg reclaim
+    pairs of 40 tasks, then the cgroups the run learnt for 34 of them (a
+    Kubernetes pod's container, a Docker container, a unit, a path that is
+    not UTF-8, two plain ones); the others are unknown."""
+    rng = random.Random(3)
+    paths = ["/kubepods/burstable/pod8b1e1f2c-4d3a-4f5e-9a8b-7c6d5e4f3a2b/" + "a" * 64,
+             "/docker/" + "b" * 64, "/system.slice/x.service", "/user.slice/u\xe9", "/c5", "/c6"]
+    pids = range(1000, 1040)
+    lines, at = [], 100.0
+    for _ in range(300):
+        pid, took = rng.choice(pids), rng.randint(50, 5000) / 1e6
+        for when, event in ((at, "begin: order=0 gfp_flags=GFP_KERNEL"),
+                            (at + took, "end: nr_reclaimed=32")):
+            lines.append("           cat-%d    [001] .....  %.6f: mm_vmscan_memcg_reclaim_%s"
+                         % (pid, when, event))
+        at += took + 0.001
+    # saved_cgroups.cpp's records: each path's bytes <= ' ', '%' and >= 0x7f as %XX.
+    encode = lambda p: "".join("%%%02X" % b if b <= 32 or b == 37 or b >= 127 else chr(b)
+                               for b in p.encode("latin-1"))
+    records = "".join("# allocwatch cgroup %d v1 %s\n" % (pid, encode(paths[pid % len(paths)]))
+                      for pid in pids if pid % 7)
+    with open(path, "w", encoding="latin-1") as f:
+        f.write("\n".join(lines) + "\n" + records + "# allocwatch cgroups %d\n" % len(records))
+
+
 def main():
     commands = {"expected": cmd_expected, "compare": cmd_compare, "prometheus": cmd_prometheus,
-                "promql": cmd_promql, "wait": cmd_wait, "hostile": cmd_hostile, "journal": cmd_journal}
+                "promql": cmd_promql, "wait": cmd_wait, "hostile": cmd_hostile, "journal": cmd_journal,
+                "cgroups": cmd_cgroups, "bound": cmd_bound, "savefile": cmd_savefile}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 2

@@ -44,7 +44,7 @@ cleanup() {
   done
   [ "$(id -u)" = 0 ] && "$bin" --restore >/dev/null 2>&1
   for cg in /sys/fs/cgroup/memory/allocwatch-test-fleet-$$-*; do
-    [ -d "$cg" ] && remove_cgroup "$cg"
+    [ -d "$cg" ] && remove_cgroup_tree "$cg"
   done
   rm -rf "$tmp" "/var/tmp/allocwatch-test-fleet-$$".*
 }
@@ -67,6 +67,20 @@ if command -v promtool >/dev/null; then
   # Events mode: each JSON span record's kind is its pair's.
   run_check python3 "$check" compare "$tmp/events-6.18-dropcaches-compact.prom" \
     "$tmp/events-6.18-dropcaches-compact.jsonl"
+  # A live run's --save file: its replay's cgroup series agree with the span
+  # records, with no slot (everything "other"), fewer slots than cgroups,
+  # and more.
+  python3 "$check" savefile "$tmp/cgroups.trace"
+  for n in 0 1 3 10; do
+    "$bin" -i "$tmp/cgroups.trace" -t 100us --format json --metrics-file "$tmp/cgroups-$n.prom" \
+      --metrics-cgroups $n >"$tmp/cgroups-$n.jsonl" 2>"$tmp/cgroups-$n.err"
+    run_check python3 "$check" compare "$tmp/cgroups-$n.prom" "$tmp/cgroups-$n.jsonl" $n
+    lint=$(promtool check metrics <"$tmp/cgroups-$n.prom" 2>&1) &&
+      series=$(grep -c '^allocwatch_cgroup_stalls_total{kind="memcg reclaim"' "$tmp/cgroups-$n.prom") &&
+      [ "$series" = $((n < 6 ? n + 1 : 7)) ] &&
+      ok "--metrics-cgroups $n, 6 cgroups stalling: $series memcg reclaim series, promtool clean" ||
+      fail "--metrics-cgroups $n: ${series:-no} memcg reclaim series; promtool: $lint"
+  done
 else
   fail "promtool is missing (scripts/install-deps.sh fleet installs it)"
 fi
@@ -145,6 +159,14 @@ make_cgroup() {
   mkdir "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || return 1
   rm -rf "$files"
   charge_dentries "$cg"
+  echo "$cg"
+}
+# NAME PATH: a 64 MiB memory cgroup at PATH (nested, as a container
+# runtime lays it out) below allocwatch-test-fleet-$$-NAME; prints its
+# directory.
+make_container_cgroup() {
+  local cg=/sys/fs/cgroup/memory/allocwatch-test-fleet-$$-$1$2
+  mkdir -p "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || return 1
   echo "$cg"
 }
 # CGROUP [ROUNDS]: reads the 320 MiB file from disk in it: memcg reclaim.
@@ -230,7 +252,18 @@ fi
 
 state >"$tmp/before"
 cg=$(make_cgroup prom)
-"$bin" --watch -t 100us --metrics-file "$tmp/textfile/allocwatch.prom" --metrics-interval 1s \
+# Two containers: a Kubernetes pod's (cgroupfs driver) and a Docker one's.
+pod_uid=8b1e1f2c-4d3a-4f5e-9a8b-7c6d5e4f3a2b
+k8s_id=3f4ae8b2c1d04e6f9a7b5c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f
+docker_id=9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b
+k8s_cg=$(make_container_cgroup k8s "/kubepods/burstable/pod$pod_uid/$k8s_id")
+docker_cg=$(make_container_cgroup docker "/docker/$docker_id")
+# As /proc/PID/cgroup names them, and the container and pod each is.
+k8s_label=${k8s_cg#/sys/fs/cgroup/memory}:$k8s_id:$pod_uid
+docker_label=${docker_cg#/sys/fs/cgroup/memory}:$docker_id:
+# -t 20us: each cgroup's reader must give stalls, and few of its memcg
+# reclaims take 100us (see the journal's run below).
+"$bin" --watch -t 20us --metrics-file "$tmp/textfile/allocwatch.prom" --metrics-interval 1s \
   --listen 127.0.0.1:0 >"$tmp/watch.jsonl" 2>"$tmp/watch.err" &
 watch=$!
 if wait_started "$watch"; then
@@ -238,6 +271,8 @@ if wait_started "$watch"; then
   # Prometheus sees the file's zeros before the load: increase() has a start.
   run_check python3 "$check" wait "http://127.0.0.1:$prom_port" 'allocwatch_info{profile="watch"}' 30
   reclaim "$cg" 2
+  reclaim "$k8s_cg"
+  reclaim "$docker_cg"
   # --listen, scraped directly while the watch traces.
   if curl -sf "$url" >"$tmp/listen.prom" && lint=$(promtool check metrics <"$tmp/listen.prom" 2>&1); then
     ok "promtool check metrics: a scrape of --listen ($url) while tracing"
@@ -284,7 +319,7 @@ n = 0
 for line in open(sys.argv[1]):
     # The incidents, then the stall report records at the end.
     assert json.loads(line)["type"] in ("span", "lost", "shrinker", "stall", "background",
-                                        "order", "reclaim", "histogram")
+                                        "order", "reclaim", "histogram", "cgroup", "memcg")
     n += 1
 print(n)' "$tmp/watch.jsonl" 2>&1); then
     ok "stdout not the journal: every incident is a JSON Lines record ($jq_lines records)"
@@ -299,6 +334,8 @@ print(n)' "$tmp/watch.jsonl" 2>&1); then
     fail "promtool check metrics on the metrics file: $lint"
   fi
   run_check python3 "$check" prometheus "http://127.0.0.1:$prom_port" "$tmp/watch.jsonl" 30
+  run_check python3 "$check" cgroups "http://127.0.0.1:$prom_port" "$tmp/watch.jsonl" 10 \
+    "$k8s_label" "$docker_label"
   # README's example query, as printed there, asked about this run's stalls.
   sed -n '/^<!-- promql:/,/^$/p' README.md | sed '1d' >"$tmp/readme.promql"
   run_check python3 "$check" promql "http://127.0.0.1:$prom_port" "$tmp/readme.promql" \
@@ -308,7 +345,36 @@ else
   cat "$tmp/watch.err"
   kill -9 "$watch"
 fi
+
+# The cgroup series' bound: with --metrics-cgroups 1 and three cgroups
+# stalling, one has series of its own per kind, the rest are "other".
+rm -f "$tmp/textfile/allocwatch.prom"
+state >"$tmp/before"
+"$bin" --watch -t 20us --metrics-cgroups 1 --metrics-file "$tmp/textfile/allocwatch.prom" \
+  --metrics-interval 1s >"$tmp/watch-n1.jsonl" 2>"$tmp/watch-n1.err" &
+watch=$!
+if wait_started "$watch"; then
+  reclaim "$k8s_cg"
+  reclaim "$docker_cg"
+  reclaim "$cg"
+  sleep 1
+  kill -TERM "$watch"
+  wait "$watch"
+  rc=$?
+  [ $rc = 0 ] && ok "--metrics-cgroups 1: SIGTERM ends the watch: exit 0" ||
+    { fail "--metrics-cgroups 1: exit $rc"; cat "$tmp/watch-n1.err"; }
+  check_restored "the watch with --metrics-cgroups 1"
+  run_check python3 "$check" compare "$tmp/textfile/allocwatch.prom" "$tmp/watch-n1.jsonl" 1
+  run_check python3 "$check" prometheus "http://127.0.0.1:$prom_port" "$tmp/watch-n1.jsonl" 30 1
+  run_check python3 "$check" bound "http://127.0.0.1:$prom_port" "$tmp/watch-n1.jsonl" 1
+else
+  fail "the watch with --metrics-cgroups 1 did not start"
+  cat "$tmp/watch-n1.err"
+  kill -9 "$watch"
+fi
 remove_cgroup "$cg"
+remove_cgroup_tree "/sys/fs/cgroup/memory/allocwatch-test-fleet-$$-k8s"
+remove_cgroup_tree "/sys/fs/cgroup/memory/allocwatch-test-fleet-$$-docker"
 stop_daemon "Prometheus" "$prom_pid"
 stop_daemon "node_exporter" "$node_pid"
 daemons=()
@@ -514,7 +580,7 @@ if [ -x /lib/systemd/systemd-journald ] && command -v unshare >/dev/null; then
   reclaim "$cg" 2
   wait "$journal_run"
   if [ -s "$tmp/journal.json" ]; then
-    run_check python3 "$check" journal "$tmp/journal.json"
+    run_check python3 "$check" journal "$tmp/journal.json" "${cg#/sys/fs/cgroup/memory}"
   else
     fail "the private journald gave no journal: $(cat "$tmp/journald.log")"
   fi

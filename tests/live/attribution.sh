@@ -4,7 +4,8 @@
 # container (once), beside a quiet cgroup; every reader has exited before
 # the run ends. The report (text and JSON) must attribute each stall to its
 # cgroup, with the container id and pod uid parsed, the culprit first, the
-# quiet cgroup absent, and show the culprit's limit and failures.
+# quiet cgroup absent, and show the culprit's limit and failures; the span
+# records and the metrics file must carry the same attribution.
 
 pod_uid=8b1e1f2c-4d3a-4f5e-9a8b-7c6d5e4f3a2b
 k8s_id=3f4ae8b2c1d04e6f9a7b5c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f
@@ -30,7 +31,10 @@ for rel in "$k8s_rel" "$docker_rel" "$quiet_rel"; do
 done
 
 state >"$tmp/prior-state"
-start_bg -t 50us --format json --report "$tmp/cg-report.txt" --save "$tmp/cg.trace"
+# --metrics-cgroups 50: the machine's own cgroups may stall first, and must
+# not take the slots of this test's.
+start_bg -t 50us --format json --report "$tmp/cg-report.txt" --save "$tmp/cg.trace" \
+  --metrics-file "$tmp/cg.prom" --metrics-cgroups 50
 if wait_started "$bg"; then
   read_in_cgroup "$cgroups$k8s_rel"
   read_in_cgroup "$cgroups$k8s_rel"
@@ -42,9 +46,9 @@ if wait_started "$bg"; then
   [ $rc = 0 ] && ok "cgroups: exit 0 on SIGINT, every reader gone before" ||
     { fail "cgroups: exit $rc"; cat "$tmp/err"; }
   verdict=$(/usr/bin/python3 - "$tmp/cg.json" "$k8s_rel" "$k8s_id" "$pod_uid" "$docker_rel" \
-    "$docker_id" "$quiet_rel" <<'PY'
-import json, sys
-path, k8s, k8s_id, uid, docker, docker_id, quiet = sys.argv[1:]
+    "$docker_id" "$quiet_rel" "$tmp/cg.prom" <<'PY'
+import json, re, sys
+path, k8s, k8s_id, uid, docker, docker_id, quiet, prom = sys.argv[1:]
 records = [json.loads(line) for line in open(path) if line.startswith("{")]
 # Only this test's cgroups: the machine may reclaim elsewhere meanwhile.
 ours = k8s.split("/")[1].rsplit("-", 1)[0] + "-"
@@ -75,11 +79,42 @@ spans = sum(1 for r in records if r["type"] == "span" and r["name"] == "memcg_re
 counted = sum(r["count"] for r in rows if r["kind"] == "memcg reclaim")
 if spans == 0 or counted != spans:
     problems.append("%d memcg reclaim spans, %d in the cgroup rows" % (spans, counted))
+# Each memcg reclaim span record names its cgroup (and container and pod)
+# as the rows do: per cgroup, the same count and total.
+by_span = {}
+for r in records:
+    if r["type"] == "span" and r["name"] == "memcg_reclaim" and r.get("cgroup", "").startswith("/" + ours):
+        ids = (r.get("container_id", ""), r.get("pod_uid", ""))
+        count, total, seen = by_span.get(r["cgroup"], (0, 0, set()))
+        by_span[r["cgroup"]] = (count + 1, total + r["duration_ns"], seen | {ids})
+for r in rows:
+    if r["kind"] != "memcg reclaim":
+        continue
+    got = by_span.get(r["cgroup"], (0, 0, set()))
+    if got != (r["count"], r["total_ns"], {(r["container_id"], r["pod_uid"])}):
+        problems.append("spans of %s: %s, its row: %s" % (r["cgroup"], got, r))
+# The metrics file (written once more at the end) agrees with the rows.
+sample = re.compile(r'^allocwatch_cgroup_(stalls_total|stall_seconds_total)\{kind="([^"]*)",'
+                    r'cgroup="([^"]*)",container_id="([^"]*)",pod_uid="([^"]*)"\} (\S+)$')
+metrics = {}
+for line in open(prom):
+    m = sample.match(line)
+    if m:
+        metrics[m.group(1, 2, 3, 4, 5)] = float(m.group(6))
+for r in rows:
+    key = (r["kind"], r["cgroup"], r["container_id"], r["pod_uid"])
+    count = metrics.get(("stalls_total",) + key)
+    seconds = metrics.get(("stall_seconds_total",) + key)
+    if count != r["count"] or seconds is None or abs(seconds - r["total_ns"] / 1e9) > 1e-9:
+        problems.append("metrics of %s: %s stalls, %s s; its row: %d, %d ns"
+                        % (key, count, seconds, r["count"], r["total_ns"]))
+if not any(c.startswith("/" + ours) for (_, _, c, _, _) in metrics):
+    problems.append("no cgroup of this test in the metrics file")
 print("; ".join(problems) if problems else "ok %d spans, culprit %.1f ms" % (spans, totals[k8s] / 1e6))
 PY
 )
   case $verdict in
-  ok*) ok "cgroups: JSON attributes every stall, culprit first, ids parsed, quiet absent (${verdict#ok })" ;;
+  ok*) ok "cgroups: JSON attributes every stall, culprit first, ids parsed, quiet absent; span records and metrics agree (${verdict#ok })" ;;
   *) fail "cgroups: JSON: $verdict" ;;
   esac
   short_k8s=$(echo "$k8s_rel" | sed "s/$k8s_id/${k8s_id:0:12}/")
@@ -97,15 +132,21 @@ PY
     fail "cgroups: --report's cgroup tables"
     sed -n '/^allocwatch: stalls by memory cgroup/,$p' "$tmp/cg-report.txt" | head -12
   fi
-  "$bin" -t 50us --format json -i "$tmp/cg.trace" >"$tmp/cg-replay.json" 2>/dev/null
-  if cmp -s <(grep -E '"type":"(cgroup|memcg)"' "$tmp/cg.json") \
-    <(grep -E '"type":"(cgroup|memcg)"' "$tmp/cg-replay.json") &&
+  "$bin" -t 50us --format json -i "$tmp/cg.trace" --metrics-file "$tmp/cg-replay.prom" \
+    --metrics-cgroups 50 >"$tmp/cg-replay.json" 2>/dev/null
+  # The records that name cgroups: the report's, and the spans' own keys.
+  attributed() {
+    grep -E '"type":"(cgroup|memcg)"' "$1"
+    sed -n 's/^{"type":"span",.*\("cgroup":"[^"]*"\(,"container_id":"[^"]*"\)\{0,1\}\(,"pod_uid":"[^"]*"\)\{0,1\}\).*/\1/p' "$1"
+  }
+  if cmp -s <(attributed "$tmp/cg.json") <(attributed "$tmp/cg-replay.json") &&
+    cmp -s <(grep '^allocwatch_cgroup_' "$tmp/cg.prom") <(grep '^allocwatch_cgroup_' "$tmp/cg-replay.prom") &&
     grep -q '"type":"cgroup"' "$tmp/cg-replay.json"; then
-    ok "cgroups: the replay of the --save file attributes as the live run did"
+    ok "cgroups: the replay of the --save file attributes as the live run did (records, spans, metrics)"
   else
-    fail "cgroups: the replay's cgroup records differ"
-    diff <(grep -E '"type":"(cgroup|memcg)"' "$tmp/cg.json") \
-      <(grep -E '"type":"(cgroup|memcg)"' "$tmp/cg-replay.json") | head
+    fail "cgroups: the replay's cgroup records, span keys or metrics differ"
+    diff <(attributed "$tmp/cg.json") <(attributed "$tmp/cg-replay.json") | head
+    diff <(grep '^allocwatch_cgroup_' "$tmp/cg.prom") <(grep '^allocwatch_cgroup_' "$tmp/cg-replay.prom") | head
   fi
 else
   fail "cgroups: allocwatch did not start"
