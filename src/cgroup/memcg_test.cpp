@@ -1,22 +1,10 @@
 #include "cgroup/memcg.h"
+#include "fake_files.h"
 
 #include <doctest/doctest.h>
 #include <map>
 
 using namespace allocwatch;
-
-namespace {
-
-class FakeFiles final : public FileReader {
-public:
-  std::optional<std::string> read(const std::string& path) const override {
-    const auto it = files.find(path);
-    return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
-  std::map<std::string, std::string> files;
-};
-
-} // namespace
 
 TEST_CASE("memcg: the memory hierarchies' mount points from mountinfo") {
   // This development machine's, hybrid: v1 controllers and a unified tree.

@@ -1,4 +1,5 @@
 #include "cgroup/memcg_watch.h"
+#include "fake_files.h"
 
 #include <doctest/doctest.h>
 #include <map>
@@ -7,25 +8,21 @@ using namespace allocwatch;
 
 namespace {
 
-class FakeFiles final : public FileReader {
+// With a cgroup v2 directory's memory files.
+class V2Files final : public FakeFiles {
 public:
-  std::optional<std::string> read(const std::string& path) const override {
-    const auto it = files.find(path);
-    return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
   void v2(const std::string& dir, const std::string& max, int max_events) {
     files[dir + "/memory.max"] = max + "\n";
     files[dir + "/memory.high"] = "max\n";
     files[dir + "/memory.events"] =
         "low 0\nhigh 0\nmax " + std::to_string(max_events) + "\noom 0\noom_kill 0\n";
   }
-  std::map<std::string, std::string> files;
 };
 
 } // namespace
 
 TEST_CASE("memcg_watch: a stall under a parent slice's limit shows at the parent") {
-  FakeFiles files;
+  V2Files files;
   files.v2("/cg", "max", 0);
   files.v2("/cg/pods.slice", "104857600", 10);
   files.v2("/cg/pods.slice/app.scope", "max", 0);
@@ -66,7 +63,7 @@ TEST_CASE("memcg_watch: a cgroup gone by the end, and the bound on cgroups") {
 }
 
 TEST_CASE("memcg_watch: levels without memory files (v2's root) are left out") {
-  FakeFiles files;
+  V2Files files;
   files.v2("/cg/a", "max", 0);
   MemcgWatch watch(files, CgroupMounts{"", "/cg"});
   watch.note(CgroupVersion::V2, "/a");

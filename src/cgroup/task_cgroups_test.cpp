@@ -1,4 +1,5 @@
 #include "cgroup/task_cgroups.h"
+#include "fake_files.h"
 
 #include <doctest/doctest.h>
 #include <map>
@@ -9,13 +10,8 @@ using namespace allocwatch;
 namespace {
 
 // /proc as a map of paths to contents; a missing path cannot be read.
-class FakeProc final : public FileReader {
+class FakeProc final : public FakeFiles {
 public:
-  std::optional<std::string> read(const std::string& path) const override {
-    ++reads;
-    const auto it = files.find(path);
-    return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
   void task(int pid, std::uint64_t start_time, const std::string& memory_path) {
     files["/proc/" + std::to_string(pid) + "/stat"] =
         std::to_string(pid) + " (cat) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 " +
@@ -26,8 +22,6 @@ public:
     files.erase("/proc/" + std::to_string(pid) + "/stat");
     files.erase("/proc/" + std::to_string(pid) + "/cgroup");
   }
-  std::map<std::string, std::string> files;
-  mutable int reads = 0;
 };
 
 const std::string kId = "3f4ae8b2c1d04e6f9a7b5c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f";
