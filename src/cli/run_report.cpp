@@ -19,7 +19,7 @@ std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) 
 
 RunReport::RunReport(const Options& options, const Profile& profile, bool journal)
     : options_(options), profile_(profile), json_records_(options.json && !journal),
-      stalls_(StallStats::Limits{.window = profile.window}),
+      stalls_(StallStats::Limits{.window = profile.window}, stall_spans(profile)),
       report_file_(open_output(options.report)), timeline_file_(open_output(options.timeline)) {
   if (timeline_file_)
     timeline_.emplace(timeline_file_->stream(), profile.window);

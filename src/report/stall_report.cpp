@@ -14,7 +14,8 @@ namespace {
 
 constexpr std::string_view kOtherTasks = "(other tasks)";
 constexpr std::string_view kOtherOrders = "(other)";
-constexpr std::size_t kBarWidth = 52; // bpftrace's
+constexpr std::string_view kUnknown = "?"; // an order and flags no claimed line printed
+constexpr std::size_t kBarWidth = 52;      // bpftrace's
 
 std::string task_name(const StallRow& row) {
   if (row.other)
@@ -105,8 +106,13 @@ void write_report_text(std::ostream& out, const StallStats& stats,
     out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
     Table table({"KIND", "ORDER", "GFP_FLAGS", "COUNT", "TOTAL_MS", "MAX_MS"}, "lrlrrr");
     write_rows(out, orders, options.max_rows, table, [&table](const OrderRow& row) {
-      table.add({escaped(row.kind), row.other ? "-" : std::to_string(row.order),
-                 row.other ? std::string(kOtherOrders) : escaped(row.gfp_flags),
+      table.add({escaped(row.kind),
+                 row.other   ? "-"
+                 : row.order ? std::to_string(*row.order)
+                             : std::string(kUnknown),
+                 row.other   ? std::string(kOtherOrders)
+                 : row.order ? escaped(row.gfp_flags)
+                             : std::string(kUnknown),
                  std::to_string(row.count), ms(row.total), ms(row.max)});
     });
   }
@@ -145,8 +151,20 @@ void write_report_json(std::ostream& out, const StallStats& stats) {
   for (const OrderRow* row : stats.order_rows()) {
     out << "{\"type\":\"order\",\"kind\":";
     write_json_string(out, row->kind);
-    out << ",\"order\":" << (row->other ? -1 : row->order) << ",\"gfp_flags\":";
-    write_json_string(out, row->other ? kOtherOrders : std::string_view(row->gfp_flags));
+    out << ",\"order\":";
+    if (row->other)
+      out << -1;
+    else if (row->order)
+      out << *row->order;
+    else
+      out << "null";
+    out << ",\"gfp_flags\":";
+    if (row->other)
+      write_json_string(out, kOtherOrders);
+    else if (row->order)
+      write_json_string(out, row->gfp_flags);
+    else
+      out << "null";
     out << ",\"count\":" << row->count << ",\"total_ns\":" << row->total
         << ",\"max_ns\":" << row->max << "}\n";
   }

@@ -24,7 +24,8 @@
 //   {"type":"histogram","kind":"direct reclaim","unit":"us",
 //    "buckets":[{"low":256,"high":512,"count":12}, ...]}
 // Tasks folded into "other tasks" have pid -1 and comm "(other tasks)";
-// folded order rows have order -1 and gfp_flags "(other)".
+// folded order rows have order -1 and gfp_flags "(other)"; the stalls whose
+// begin line was not claimed, order and gfp_flags null (`?` in text).
 #pragma once
 
 #include "report/stall_stats.h"

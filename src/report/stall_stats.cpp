@@ -50,12 +50,46 @@ std::uint64_t positive_field(std::string_view fields, std::string_view key) {
 
 } // namespace
 
+StallSpans stall_spans(const Profile& profile) {
+  StallSpans spans;
+  const auto add = [&spans](const std::string& span, EventRole role) {
+    const auto put = [&span](std::vector<std::string>& list) {
+      if (std::find(list.begin(), list.end(), span) == list.end())
+        list.push_back(span);
+    };
+    if (role == EventRole::ReclaimBegin || role == EventRole::CompactPages)
+      put(spans.ordered);
+    if (role == EventRole::ReclaimBegin || role == EventRole::ReclaimEnd)
+      put(spans.reclaim);
+  };
+  for (const Binding& binding : profile.bindings)
+    for (const std::string& function : binding.functions) {
+      // A binding names a function by any of its kernel names; a span has
+      // the one this kernel uses.
+      std::vector<std::string> names{function};
+      for (const FunctionSpec& spec : profile.functions)
+        if (std::find(spec.alternatives.begin(), spec.alternatives.end(), function) !=
+            spec.alternatives.end())
+          names = spec.alternatives;
+      for (const std::string& event : binding.events)
+        for (const std::string& name : names)
+          add(name, event_role(event));
+    }
+  for (const PairSpec& pair : profile.pairs) {
+    add(pair.name, event_role(pair.begin));
+    add(pair.name, event_role(pair.end));
+    for (const std::string& event : pair.claims)
+      add(pair.name, event_role(event));
+  }
+  return spans;
+}
+
 void StallStats::Figures::add(const Figures& other) {
   pages_scanned += other.pages_scanned;
   shrinker_time += other.shrinker_time;
 }
 
-StallStats::StallStats(Limits limits) : limits_(limits) {
+StallStats::StallStats(Limits limits, const StallSpans& spans) : limits_(limits), spans_(spans) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
   recent_names_.fill({});
 }
@@ -152,9 +186,9 @@ std::size_t StallStats::RowKeyHash::operator()(const RowKey& key) const {
 }
 
 std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
-  return spread(
-      hash_with(key.gfp_flags, {static_cast<std::uint64_t>(key.order) << 1 | (key.other ? 1u : 0u),
-                                address_of(key.kind)}));
+  return spread(hash_with(key.gfp_flags, {static_cast<std::uint64_t>(key.order.value_or(-1)) << 2 |
+                                              (key.order ? 2u : 0u) | (key.other ? 1u : 0u),
+                                          address_of(key.kind)}));
 }
 
 StallRow& StallStats::row_for(const Incident& incident) {
@@ -217,8 +251,20 @@ void StallStats::fold_smallest_rows() {
   }
 }
 
-void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
-                           Nanos duration) {
+StallStats::SpanClass StallStats::span_class(std::string_view span) {
+  for (const auto& [name, known] : span_classes_)
+    if (name.data() == span.data())
+      return known;
+  const auto named = [span](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), span) != names.end();
+  };
+  const SpanClass known{named(spans_.ordered), named(spans_.reclaim)};
+  span_classes_.emplace_back(span, known);
+  return known;
+}
+
+void StallStats::add_order(std::string_view kind, std::optional<std::int64_t> order,
+                           std::string_view gfp, Nanos duration) {
   kind = intern(kind);
   OrderRow* row = order_index_.find(OrderKey{false, kind, order, gfp});
   if (row == nullptr) {
@@ -379,9 +425,10 @@ void StallStats::incident(const Incident& incident) {
   if (!worst_ || duration > worst_->duration)
     worst_ = WorstStall{incident.pid, std::string(incident.comm), std::string(incident.kind),
                         std::string(incident.span), duration};
-  if (facts.order)
-    add_order(incident.kind, *facts.order, facts.gfp_flags, duration);
-  if (!facts.reclaim) {
+  const SpanClass known = span_class(intern(incident.span));
+  if (facts.order || known.ordered)
+    add_order(incident.kind, facts.order, facts.gfp_flags, duration);
+  if (!facts.reclaim && !known.reclaim) {
     drop_counted(incident);
     hold_lines(incident); // for a reclaim stall around this one
     return;

@@ -17,6 +17,7 @@
 
 #include "bind/incident.h"
 #include "kernel/vocabulary.h"
+#include "profile/profile.h"
 #include "report/latency.h"
 #include "util/flat_map.h"
 
@@ -45,12 +46,30 @@ struct StallRow {
   LatencySketch durations;
 };
 
+// Which spans' stalls count in the order and reclaim tables, whether or not
+// a given stall's own begin or end line was claimed (a return stamped late
+// leaves its begin outside the computed window): every table counts the
+// same stalls. From the profile (stall_spans), by span name.
+struct StallSpans {
+  // Spans bound to an event that prints the order (a reclaim begin,
+  // mm_compaction_try_to_compact_pages): each stall is an order row, `?`
+  // when its line was not claimed.
+  std::vector<std::string> ordered;
+  // Spans bound to a reclaim begin or end event: each stall is a reclaim.
+  std::vector<std::string> reclaim;
+};
+
+// The profile's spans (every kernel name of a function) by the events its
+// bindings and pairs give them.
+StallSpans stall_spans(const Profile& profile);
+
 // Reclaim and compaction stalls by the order and gfp flags their begin
 // tracepoint printed (mm_vmscan_*_reclaim_begin,
 // mm_compaction_try_to_compact_pages).
 struct OrderRow {
   std::string kind;
-  std::int64_t order = 0;
+  // None: the stall's begin line was not claimed; its flags are unknown too.
+  std::optional<std::int64_t> order = 0;
   std::string gfp_flags;
   bool other = false; // the rows folded to make room: order and flags unknown
   std::uint64_t count = 0;
@@ -59,7 +78,8 @@ struct OrderRow {
 };
 
 // What the reclaim stalls of one kind got for their time. A reclaim stall is
-// a stall that printed an mm_vmscan_*_reclaim_begin or _end line. Its pages
+// a stall of a StallSpans::reclaim span, or one that printed an
+// mm_vmscan_*_reclaim_begin or _end line. Its pages
 // scanned and shrinker time are those of the lines of its task printed
 // before it closed (by it, or by a slow call before it) whose timestamps lie
 // in its binding window [start - 1 us, end]: the lines DESIGN.md's rule
@@ -103,7 +123,9 @@ public:
   };
 
   StallStats() : StallStats(Limits{}) {}
-  explicit StallStats(Limits limits);
+  // A span that `spans` does not name is a reclaim or has an order row only
+  // when a stall of it printed the line that says so.
+  explicit StallStats(Limits limits, const StallSpans& spans = {});
 
   void incident(const Incident& incident) override;
   void passthrough(std::string_view, Nanos) override {}
@@ -163,7 +185,14 @@ private:
   StallRow& row_for(const Incident& incident);
   std::string_view intern(std::string_view name);
   void fold_smallest_rows();
-  void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
+  void add_order(std::string_view kind, std::optional<std::int64_t> order, std::string_view gfp,
+                 Nanos duration);
+  // What `spans` says of an interned span name.
+  struct SpanClass {
+    bool ordered = false;
+    bool reclaim = false;
+  };
+  SpanClass span_class(std::string_view span);
   HeldFigures take_held(const Incident& incident);
   void drop_counted(const Incident& incident);
   void hold(std::int32_t pid, const HeldFigures& figures);
@@ -205,7 +234,7 @@ private:
   struct OrderKey {
     bool other;
     std::string_view kind;
-    std::int64_t order;
+    std::optional<std::int64_t> order;
     std::string_view gfp_flags;
     bool operator==(const OrderKey&) const = default;
   };
@@ -214,6 +243,9 @@ private:
   };
 
   Limits limits_;
+  StallSpans spans_;
+  // span_class' answers by interned name (a handful of spans).
+  std::vector<std::pair<std::string_view, SpanClass>> span_classes_;
   // A deque: rows stay put, so that the index can point at them and their
   // comms, with no key to build or allocate when thousands of tasks come
   // and go.

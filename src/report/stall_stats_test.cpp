@@ -19,7 +19,8 @@ constexpr Nanos ms = kMilli;
 // span's own line last) and keeps their lines alive.
 struct Feed {
   StallStats stats;
-  explicit Feed(StallStats::Limits limits = {}) : stats(limits) {}
+  explicit Feed(StallStats::Limits limits = {}, const StallSpans& spans = {})
+      : stats(limits, spans) {}
 
   void span(std::string_view span, std::string_view kind, std::int32_t pid, std::string_view comm,
             Nanos start, Nanos end, std::vector<std::string> lines = {"} /* x */"},
@@ -189,7 +190,8 @@ TEST_CASE("stall stats: reclaim and compaction stalls by order and gfp flags") {
          {event(170, 20 * ms, "mm_compaction_try_to_compact_pages",
                 "order=9 gfp_mask=GFP_TRANSHUGE priority=2"),
           return_line("try_to_compact_pages")});
-  // No begin line printed: not in this table.
+  // No begin line printed, and no profile to say try_to_free_pages prints
+  // one: not in this table.
   f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 30 * ms, 40 * ms);
   const auto orders = f.stats.order_rows();
   REQUIRE(orders.size() == 2);
@@ -202,6 +204,50 @@ TEST_CASE("stall stats: reclaim and compaction stalls by order and gfp flags") {
   CHECK(orders[1]->kind == "direct compaction");
   CHECK(orders[1]->order == 9);
   CHECK(orders[1]->gfp_flags == "GFP_TRANSHUGE");
+}
+
+TEST_CASE("stall stats: a stall whose begin or end was not claimed counts in every table") {
+  Profile profile;
+  profile.functions = {{{"try_to_free_pages"}, {}},
+                       {{"__alloc_pages_noprof", "__alloc_pages"}, {}}};
+  profile.bindings = {{{"try_to_free_pages"},
+                       {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end"},
+                       {}},
+                      {{"__alloc_pages"}, {"mm_compaction_try_to_compact_pages"}, {}}};
+  profile.pairs = {{"compaction", "mm_compaction_begin", "mm_compaction_end", {}, false, {}, {}}};
+  const StallSpans spans = stall_spans(profile);
+  CHECK(spans.reclaim == std::vector<std::string>{"try_to_free_pages"});
+  // Every kernel name of a bound function.
+  CHECK(spans.ordered ==
+        std::vector<std::string>{"try_to_free_pages", "__alloc_pages_noprof", "__alloc_pages"});
+
+  Feed f({}, spans);
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 1 * ms, 3 * ms,
+         {event(170, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0 gfp_flags=GFP_KERNEL"),
+          event(170, 3 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=34"),
+          return_line("try_to_free_pages")});
+  // Its return came late: the begin lies before the computed start.
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 5 * ms, 6 * ms,
+         {event(170, 6 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=2"),
+          return_line("try_to_free_pages")});
+  // Later still: neither line claimed.
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 8 * ms, 12 * ms);
+  f.span("compaction", "compaction", 170, "memhog", 20 * ms, 30 * ms);
+
+  const auto orders = f.stats.order_rows();
+  REQUIRE(orders.size() == 2);
+  CHECK(orders[0]->kind == "direct reclaim");
+  CHECK(!orders[0]->order); // `?`
+  CHECK(orders[0]->count == 2);
+  CHECK(orders[0]->total == 5 * ms);
+  CHECK(orders[1]->order == 0);
+  CHECK(orders[1]->count == 1);
+  const auto reclaim = f.stats.reclaim();
+  REQUIRE(reclaim.size() == 1);
+  CHECK(reclaim[0].count == 3);
+  CHECK(reclaim[0].total == 7 * ms);
+  CHECK(reclaim[0].pages_reclaimed == 36);
+  CHECK(f.stats.histograms().size() == 2);
 }
 
 TEST_CASE("stall stats: order rows stay bounded") {

@@ -133,6 +133,8 @@ report_case 'direct reclaim under another span' 'direct reclaim rows equal' "$ke
   '/memhog-301  direct reclaim/p; s/\(memhog-301  direct reclaim  \)try_to_free_pages/\1direct_reclaim   /'
 report_case 'a histogram short' 'memcg reclaim histogram counts' "$keep" \
   's/^\(  \[512, 1K)  *\)1 |/\10 |/'
+report_case 'an order row short' 'memcg reclaim order rows count' "$keep" \
+  's/^\(  memcg reclaim  *0  GFP_HIGHUSER_MOVABLE|__GFP_COMP  *\)2 /\11 /'
 report_case 'no direct reclaim in what reclaim got' 'direct reclaim in what slow reclaim got' \
   "$keep" '/^  direct reclaim   *1  /d'
 report_case 'pages scanned miscounted' 'memcg reclaim in what slow reclaim got' "$keep" \

@@ -13,13 +13,19 @@ allocwatch's code), this recomputes:
     never above the max), background tasks apart;
   - per kind: the log2 microsecond histogram (exact);
   - per kind, order and gfp flags of the printed begin tracepoint: count,
-    total, max;
-  - per kind of reclaim stall: count, total, the pages scanned and
+    total, max; a stall of a span the profile binds to an order-printing
+    event (a reclaim begin, mm_compaction_try_to_compact_pages) whose
+    begin was not claimed has order and flags null;
+  - per kind of reclaim stall (a span the profile binds to a reclaim begin
+    or end event, or one that printed one): count, total, the pages scanned and
     shrinker time of the lines of the same task printed up to it whose
     timestamps lie in its window [start - 1 us, end] (each line for the
     first reclaim stall whose window holds it, and for the reclaims whose
     windows hold that one's), and the pages reclaimed its own end line
     printed.
+and checks that every table counts the same stalls: per kind, the stall
+rows, the histogram, the order rows (a kind with ordered spans) and the
+reclaim row (a reclaim kind) have one count.
 Prints one line per check; exit 1 if any differs.
 """
 import json
@@ -63,7 +69,25 @@ def load_profile(path):
             pair_kind[pair] = stall["kind"]
     pair_end = {p["name"]: p["end"] for p in profile.get("pairs", [])}
     background = profile.get("background", ["kswapd", "kcompactd"])
-    return function_kind, pair_kind, pair_end, background
+    # Spans by the events bound to them: those whose stalls have an order,
+    # those whose stalls are reclaims.
+    ordered, reclaim = set(), set()
+
+    def classify(span, event):
+        if RECLAIM_BEGIN.match(event) or event == "mm_compaction_try_to_compact_pages":
+            ordered.add(span)
+        if RECLAIM_BEGIN.match(event) or RECLAIM_END.match(event):
+            reclaim.add(span)
+
+    for binding in profile.get("bindings", []):
+        for function in binding["functions"]:
+            for name in alternatives.get(function, [function]):
+                for event in binding["events"]:
+                    classify(name, event)
+    for p in profile.get("pairs", []):
+        for event in [p["begin"], p["end"]] + p.get("claims", []):
+            classify(p["name"], event)
+    return function_kind, pair_kind, pair_end, background, ordered, reclaim
 
 
 def is_background(comm, names):
@@ -112,7 +136,8 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    function_kind, pair_kind, pair_end, background_names = load_profile(sys.argv[1])
+    (function_kind, pair_kind, pair_end, background_names, ordered_spans,
+     reclaim_spans) = load_profile(sys.argv[1])
     spans, report = [], defaultdict(list)
     with open(sys.argv[2], encoding="utf-8") as f:
         for line in f:
@@ -159,14 +184,17 @@ def main():
         if begin is not None and isinstance(begin["fields"].get("order"), int):
             gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
             orders[(kind, begin["fields"]["order"], gfp)].append(duration)
+        elif name in ordered_spans:
+            orders[(kind, None, None)].append(duration)
         window = (span["start_ns"] - MICRO, span["end_ns"])
 
         def in_window(h):
             return window[0] <= h[0] and h[1] <= window[1]
 
         inside = [h for h in held[span["pid"]] if in_window(h)]
-        if not any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
-                   for tp in span["tracepoints"]):
+        if name not in reclaim_spans and not any(
+                RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
+                for tp in span["tracepoints"]):
             held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and in_window(h))]
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
@@ -237,6 +265,20 @@ def main():
                         r["shrinker_ns"]] for r in report["reclaim"]}
     check(have == want, f"reclaim totals of {sorted(want)}" +
           ("" if have == want else f": derived {want}, reported {have}"))
+
+    # One count per stall, in every table that counts the stalls of a kind.
+    counts = defaultdict(dict)
+    for r in report["stall"]:
+        counts[r["kind"]]["rows"] = counts[r["kind"]].get("rows", 0) + r["count"]
+    for h in report["histogram"]:
+        counts[h["kind"]]["histogram"] = sum(b["count"] for b in h["buckets"])
+    for o in report["order"]:
+        counts[o["kind"]]["orders"] = counts[o["kind"]].get("orders", 0) + o["count"]
+    for r in report["reclaim"]:
+        counts[r["kind"]]["reclaim"] = r["count"]
+    uneven = {k: c for k, c in counts.items() if len(set(c.values())) > 1}
+    check(not uneven, f"one count per stall in every table of {len(counts)} kinds"
+          + (f": {uneven}" if uneven else ""))
 
     print(f"derive_report: {len(spans)} spans, {sum(len(d) for d in rows.values())} stalls, "
           f"{failures} differences")

@@ -59,6 +59,14 @@ else
   fail "late return: $(grep '"type":"reclaim"' "$tmp/out.jsonl" || cat "$tmp/err")"
 fi
 
+# Its begin line lies before the computed start and is not claimed: the
+# stall is still one count in every table, its order unknown.
+if grep -q '^{"type":"order","kind":"memcg reclaim","order":null,"gfp_flags":null,"count":1,"total_ns":240000,' "$tmp/out.jsonl"; then
+  ok "late return: the stall whose begin was not claimed is an order row '?'"
+else
+  fail "late return: no order row of unknown order: $(grep '"type":"order"' "$tmp/out.jsonl")"
+fi
+
 # --- and on generated ones (tests/gentrace, as tests/property) --------------
 for seed in 3 8 21; do
   for format in graph events; do
