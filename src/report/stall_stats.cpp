@@ -180,9 +180,9 @@ std::string_view StallStats::intern(std::string_view name) {
 
 std::size_t StallStats::RowKeyHash::operator()(const RowKey& key) const {
   return spread(
-      hash_with(key.comm, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
-                               (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
-                           address_of(key.kind), address_of(key.span)}));
+      hash_with({}, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
+                         (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
+                     address_of(key.kind), address_of(key.span)}));
 }
 
 std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
@@ -191,12 +191,20 @@ std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
                                           address_of(key.kind)}));
 }
 
+namespace {
+// The comm function_graph and the event lines print for a task whose comm
+// the kernel had not saved (trace_find_cmdline()).
+constexpr std::string_view kUnsavedComm = "<...>";
+} // namespace
+
 StallRow& StallStats::row_for(const Incident& incident) {
-  const RowKey key{incident.pid,          false,
-                   incident.background,   incident.comm,
-                   intern(incident.kind), intern(incident.span)};
-  if (StallRow* const found = row_index_.find(key))
+  const RowKey key{incident.pid, false, incident.background, intern(incident.kind),
+                   intern(incident.span)};
+  if (StallRow* const found = row_index_.find(key)) {
+    if (found->comm != incident.comm && incident.comm != kUnsavedComm)
+      rename_task(incident.pid, incident.comm); // `<...>` until now, or an exec
     return *found;
+  }
   if (task_rows_ >= limits_.task_rows)
     fold_smallest_rows();
   StallRow* row = nullptr;
@@ -207,14 +215,29 @@ StallRow& StallStats::row_for(const Incident& incident) {
     free_rows_.pop_back();
   }
   row->pid = key.pid;
-  row->comm.assign(key.comm);
   row->kind = key.kind;
   row->span = key.span;
   row->background = key.background;
   row->other = false;
   row_index_.insert(RowKey::of(*row), row);
   ++task_rows_;
+  TaskName* name = task_names_.find(key.pid);
+  if (name == nullptr)
+    name = &task_names_.insert(key.pid,
+                               std::make_unique<TaskName>(TaskName{std::string(incident.comm), 0}));
+  else if (name->comm != incident.comm && incident.comm != kUnsavedComm)
+    rename_task(key.pid, incident.comm);
+  row->comm = name->comm;
+  ++name->rows;
   return *row;
+}
+
+void StallStats::rename_task(std::int32_t pid, std::string_view comm) {
+  if (TaskName* const name = task_names_.find(pid))
+    name->comm.assign(comm);
+  for (StallRow& row : rows_)
+    if (row.pid == pid && !row.other)
+      row.comm.assign(comm);
 }
 
 // Folds the task rows with the smallest totals (an eighth of the table) into
@@ -236,7 +259,9 @@ void StallStats::fold_smallest_rows() {
   for (std::size_t n = 0; n < batch; ++n) {
     StallRow& folded = *tasks[n].row;
     row_index_.erase(RowKey::of(folded));
-    const RowKey other_key{-1, true, folded.background, {}, folded.kind, folded.span};
+    const RowKey other_key{-1, true, folded.background, folded.kind, folded.span};
+    if (TaskName* const name = task_names_.find(folded.pid); name && --name->rows == 0)
+      task_names_.erase(folded.pid);
     StallRow* into = row_index_.find(other_key);
     if (into == nullptr) {
       into = &rows_.emplace_back(
@@ -415,7 +440,8 @@ void StallStats::incident(const Incident& incident) {
     return;
   }
   ++stalls_;
-  row_for(incident).durations.add(duration);
+  StallRow& row = row_for(incident);
+  row.durations.add(duration);
   if (histogram_ >= histograms_.size() || histograms_[histogram_].kind != incident.kind)
     histogram_ =
         static_cast<std::size_t>(&find_kind(histograms_, incident.kind) - histograms_.data());
@@ -423,7 +449,7 @@ void StallStats::incident(const Incident& incident) {
   histogram.histogram.add(duration);
   histogram.total += duration;
   if (!worst_ || duration > worst_->duration)
-    worst_ = WorstStall{incident.pid, std::string(incident.comm), std::string(incident.kind),
+    worst_ = WorstStall{incident.pid, row.comm, std::string(incident.kind),
                         std::string(incident.span), duration};
   const SpanClass known = span_class(intern(incident.span));
   if (facts.order || known.ordered)

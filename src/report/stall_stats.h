@@ -37,6 +37,9 @@ namespace allocwatch {
 // One task's stalls of one kind and span (or, `other`, the tasks folded away).
 struct StallRow {
   std::int32_t pid = -1;
+  // The task's comm: the newest its lines printed, but `<...>` (the kernel
+  // had not saved it) only while no other was seen; the same in every row
+  // of the pid.
   std::string comm;
   // Views into the StallStats that made the row: each name is kept once.
   std::string_view kind; // "direct reclaim"
@@ -183,6 +186,8 @@ private:
   // them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
+  // Names the task `pid`, and every row of it, `comm`.
+  void rename_task(std::int32_t pid, std::string_view comm);
   std::string_view intern(std::string_view name);
   void fold_smallest_rows();
   void add_order(std::string_view kind, std::optional<std::int64_t> order, std::string_view gfp,
@@ -207,23 +212,22 @@ private:
     }
   };
 
-  // A task row's key: who (pid, comm; or the "other tasks" of a kind), what
-  // (interned names). Its comm is the row's own: rows stay put in rows_.
+  // A task row's key: who (a pid; or the "other tasks" of a kind), what
+  // (interned names). Not the comm: lines of one pid are one task, whatever
+  // comm the kernel printed on each (`<...>` when it had not saved it).
   struct RowKey {
     std::int32_t pid;
     bool other;
     bool background;
-    std::string_view comm;
     std::string_view kind;
     std::string_view span;
     // The names are interned: one address each.
     bool operator==(const RowKey& other) const {
       return pid == other.pid && this->other == other.other && background == other.background &&
-             kind.data() == other.kind.data() && span.data() == other.span.data() &&
-             comm == other.comm;
+             kind.data() == other.kind.data() && span.data() == other.span.data();
     }
     static RowKey of(const StallRow& row) {
-      return {row.pid, row.other, row.background, row.comm, row.kind, row.span};
+      return {row.pid, row.other, row.background, row.kind, row.span};
     }
   };
   struct RowKeyHash {
@@ -251,6 +255,12 @@ private:
   // and go.
   std::deque<StallRow> rows_;
   FlatMap<RowKey, StallRow*, RowKeyHash> row_index_;
+  // The comm of each pid that has task rows, and how many it has.
+  struct TaskName {
+    std::string comm;
+    std::size_t rows = 0;
+  };
+  FlatMap<std::int32_t, std::unique_ptr<TaskName>, IntegerHash> task_names_;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
   std::array<std::string_view, 64> recent_names_; // a cache of names_, by address

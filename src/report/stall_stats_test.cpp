@@ -74,11 +74,39 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   CHECK(f.stats.worst()->duration == 9 * ms);
 }
 
-TEST_CASE("stall stats: the same pid under another comm (after exec) is another task") {
+TEST_CASE("stall stats: a pid is one task, named by its newest comm (after exec)") {
   Feed f;
   f.span("__alloc_pages", "allocation", 171, "init", 0, 1 * ms);
+  f.span("try_to_free_pages", "direct reclaim", 171, "init", 0, 1 * ms);
   f.span("__alloc_pages", "allocation", 171, "memhog", 5 * ms, 7 * ms);
-  CHECK(f.stats.rows(false).size() == 2);
+  const auto rows = f.stats.rows(false);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]->comm == "memhog");
+  CHECK(rows[0]->durations.count() == 2);
+  CHECK(rows[1]->comm == "memhog"); // every row of the pid
+}
+
+TEST_CASE("stall stats: lines printed as <...> belong to their pid's task and name") {
+  Feed f;
+  // The kernel had not saved the comm yet: `<...>` first, then its name.
+  f.span("__alloc_pages", "allocation", 179, "<...>", 0, 1 * ms);
+  f.span("__alloc_pages", "allocation", 179, "dd", 2 * ms, 4 * ms);
+  f.span("__alloc_pages", "allocation", 179, "<...>", 5 * ms, 6 * ms);
+  // A new row of the task while its lines print `<...>`: the task's name.
+  f.span("try_to_free_pages", "direct reclaim", 179, "<...>", 5 * ms, 6 * ms);
+  // A pid seen only as `<...>` keeps it.
+  f.span("__alloc_pages", "allocation", 156, "<...>", 0, 1 * ms);
+  const auto rows = f.stats.rows(false);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]->comm == "dd");
+  CHECK(rows[0]->durations.count() == 3);
+  // Equal totals: by comm, "<...>" first.
+  CHECK(rows[1]->comm == "<...>");
+  CHECK(rows[1]->pid == 156);
+  CHECK(rows[2]->comm == "dd");
+  CHECK(rows[2]->kind == "direct reclaim");
+  REQUIRE(f.stats.worst());
+  CHECK(f.stats.worst()->comm == "dd");
 }
 
 TEST_CASE("stall stats: background work has its own rows, and nothing else") {

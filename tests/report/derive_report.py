@@ -148,6 +148,7 @@ def main():
                 report[record["type"]].append(record)
 
     rows = defaultdict(list)
+    task_comm = {}
     histograms = defaultdict(lambda: defaultdict(int))
     orders = defaultdict(list)
     # What reclaim got, in the order the spans closed: per task, the figure
@@ -174,7 +175,11 @@ def main():
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
         duration = span["duration_ns"]
-        rows[(background, span["pid"], span["comm"], kind, name)].append(duration)
+        rows[(background, span["pid"], kind, name)].append(duration)
+        # A pid is one task, named by its newest comm; `<...>` (the kernel
+        # had not saved it) only while it has no other.
+        if span["comm"] != "<...>" or span["pid"] not in task_comm:
+            task_comm[span["pid"]] = span["comm"]
         if background:
             continue
         histograms[kind][log2_bucket(duration)] += 1
@@ -212,11 +217,22 @@ def main():
                                       sum(h[3] for h in taken), True))
 
     # Stall and background rows.
-    got = {}
+    got, twice = {}, []
     for kind_of_row in ("stall", "background"):
         for r in report[kind_of_row]:
             check(r["pid"] >= 0, f"{kind_of_row} row of {r['comm']}: a task, not folded ones")
-            got[(kind_of_row == "background", r["pid"], r["comm"], r["kind"], r["span"])] = r
+            key = (kind_of_row == "background", r["pid"], r["kind"], r["span"])
+            if key in got:
+                twice.append(key)
+            got[key] = r
+    check(not twice, "one row per pid, kind and span" + (f": twice {twice[:3]}" if twice else ""))
+    names = {r["pid"]: set() for r in report["stall"] + report["background"]}
+    for r in report["stall"] + report["background"]:
+        names[r["pid"]].add(r["comm"])
+    misnamed = {pid: (sorted(n), task_comm.get(pid)) for pid, n in names.items()
+                if n != {task_comm.get(pid)}}
+    check(not misnamed, f"{len(names)} tasks, each one name, its newest comm"
+          + (f": {misnamed}" if misnamed else ""))
     check(set(got) == set(rows),
           f"rows: {len(rows)} task/kind/span rows from the spans, {len(got)} in the report"
           + (f"; only derived: {sorted(set(rows) - set(got))[:3]}, only reported: "

@@ -67,6 +67,17 @@ else
   fail "late return: no order row of unknown order: $(grep '"type":"order"' "$tmp/out.jsonl")"
 fi
 
+# A pid's lines printed as `<...>` (comm not saved) are its task's: one row,
+# dd-160, with all 20 returns (31620.892 us, counted by hand in the fixture).
+unsaved=tests/report/fixtures/comm-unsaved.trace
+derive "comm <...>" "$unsaved" 100us
+"$bin" -p "$profile" -i "$unsaved" -t 100us >/dev/null 2>"$tmp/err"
+if grep -q '^  dd-160  allocation  __alloc_pages     20 ' "$tmp/err" && ! grep -q '<\.\.\.>' "$tmp/err"; then
+  ok "comm <...>: one row per pid, named by the comm seen for it"
+else
+  fail "comm <...>: $(grep -- '-160' "$tmp/err")"
+fi
+
 # --- and on generated ones (tests/gentrace, as tests/property) --------------
 for seed in 3 8 21; do
   for format in graph events; do
