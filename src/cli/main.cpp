@@ -181,7 +181,7 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
-  report.write_json(std::cout);
+  report.write_json(std::cout, counts.stats, binder.mode());
   return binder.mode();
 }
 

@@ -6,6 +6,7 @@
 #include "util/result.h"
 
 #include <ostream>
+#include <sys/utsname.h>
 
 namespace allocwatch {
 
@@ -41,9 +42,14 @@ const std::vector<MemcgChain>& RunReport::cgroup_limits() {
   return *limits_;
 }
 
-void RunReport::write_json(std::ostream& out) {
+void RunReport::write_json(std::ostream& out, const RunStats& stats, std::optional<Mode> mode) {
   if (!json_records_)
     return;
+  // A live run traces this kernel; a replay's trace says not which.
+  struct utsname host {};
+  const bool live = !options_.input && ::uname(&host) == 0;
+  write_run_json(out, RunRecord{profile_.name, mode, profile_.threshold,
+                                live ? std::string_view(host.release) : std::string_view(), stats});
   write_report_json(out, stalls_);
   if (memcg_ != nullptr)
     write_cgroup_report_json(out, cgroups_, cgroup_limits());

@@ -144,6 +144,32 @@ void write_report_text(std::ostream& out, const StallStats& stats,
   }
 }
 
+void write_run_json(std::ostream& out, const RunRecord& run) {
+  const RunStats& stats = run.stats;
+  out << "{\"type\":\"run\",\"profile\":";
+  write_json_string(out, run.profile);
+  out << ",\"mode\":";
+  if (run.mode)
+    write_json_string(out, mode_name(*run.mode));
+  else
+    out << "null";
+  out << ",\"threshold_ns\":" << run.threshold << ",\"kernel\":";
+  if (run.kernel.empty())
+    out << "null";
+  else
+    write_json_string(out, run.kernel);
+  out << ",\"lines_read\":" << stats.lines_read << ",\"not_understood\":" << stats.lines_malformed
+      << ",\"lost_events\":" << stats.lost_events << ",\"lost_lines\":" << stats.lost_lines
+      << ",\"lost_uncounted\":" << stats.lost_uncounted
+      << ",\"held_expired\":" << stats.pending_expired
+      << ",\"held_dropped_per_task\":" << stats.pending_dropped
+      << ",\"held_dropped_bound\":" << stats.held_dropped
+      << ",\"held_released\":" << stats.held_released
+      << ",\"unmatched_ends\":" << stats.unmatched_ends
+      << ",\"replaced_begins\":" << stats.replaced_begins
+      << ",\"orphan_returns\":" << stats.orphan_returns << "}\n";
+}
+
 void write_report_json(std::ostream& out, const StallStats& stats) {
   for (bool background : {false, true})
     for (const StallRow* row : stats.rows(background))

@@ -28,11 +28,14 @@
 // begin line was not claimed, order and gfp_flags null (`?` in text).
 #pragma once
 
+#include "bind/run_stats.h"
+#include "profile/profile.h"
 #include "report/stall_stats.h"
 
 #include <cstddef>
 #include <iosfwd>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +55,21 @@ constexpr std::size_t kTerminalReportRows = 10;
 void write_report_text(std::ostream& out, const StallStats& stats,
                        const ReportTextOptions& options);
 void write_report_json(std::ostream& out, const StallStats& stats);
+
+// The run itself, for the JSON records (before the report's):
+//   {"type":"run","profile":"default","mode":"graph","threshold_ns":1000000,
+//    "kernel":"6.1.0-56-amd64","lines_read":25963,"not_understood":0,
+//    "lost_events":0,"lost_lines":0,"lost_uncounted":0,"held_expired":0,
+//    "held_dropped_per_task":0,"held_dropped_bound":0,"held_released":0,
+//    "unmatched_ends":3,"replaced_begins":4,"orphan_returns":0}
+// "mode" and "kernel" are null when unknown (no trace line; a replay).
+struct RunRecord {
+  std::string_view profile;
+  std::optional<Mode> mode;
+  Nanos threshold = 0;
+  std::string_view kernel; // uname's release; empty: unknown
+  const RunStats& stats;
+};
+void write_run_json(std::ostream& out, const RunRecord& run);
 
 } // namespace allocwatch

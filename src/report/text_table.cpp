@@ -5,9 +5,10 @@
 namespace allocwatch {
 
 std::string ms(Nanos ns) {
+  const Nanos us = (ns + kMicro / 2) / kMicro; // rounded, half up
   char text[32];
-  std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(ns / kMilli),
-                static_cast<long long>(ns / kMicro % 1000));
+  std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(us / 1000),
+                static_cast<long long>(us % 1000));
   return text;
 }
 

@@ -13,7 +13,9 @@
 
 namespace allocwatch {
 
-// Milliseconds with three decimals (whole microseconds): "1234.567".
+// Milliseconds with three decimals, rounded to the nearest microsecond (half
+// up), so that rows add up to their totals within rounding:
+// 90,954,979 ns is "90.955".
 std::string ms(Nanos ns);
 
 // A table of text cells, indented by two, two spaces between columns; `align`

@@ -16,7 +16,7 @@ one "ok ..." or "FAIL ..." line each (exit 1 if any failed):
     (try_to_free_mem_cgroup_pages);
   - for those two functions, one row per task (by pid) with exactly the
     count, total and max of that task's returns in RAW (milliseconds with
-    three decimals, truncated), and no row RAW does not account for;
+    three decimals, rounded), and no row RAW does not account for;
   - the latency histogram and the order table of each of the two kinds
     count all their stalls (one count per stall: a stall whose begin line
     was not claimed has the order `?`);
@@ -62,7 +62,8 @@ def result(ok, text):
 
 
 def ms(ns):
-    return f"{ns // 1_000_000}.{ns // 1000 % 1000:03d}"
+    us = (ns + 500) // 1000  # rounded to the microsecond, half up
+    return f"{us // 1000}.{us % 1000:03d}"
 
 
 class Raw:

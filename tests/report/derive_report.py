@@ -144,7 +144,8 @@ def main():
             record = json.loads(line)
             if record["type"] == "span":
                 spans.append(record)
-            elif record["type"] in ("stall", "background", "order", "reclaim", "histogram"):
+            elif record["type"] in ("stall", "background", "order", "reclaim", "histogram",
+                                    "run"):
                 report[record["type"]].append(record)
 
     rows = defaultdict(list)
@@ -282,6 +283,12 @@ def main():
     check(have == want, f"reclaim totals of {sorted(want)}" +
           ("" if have == want else f": derived {want}, reported {have}"))
 
+    # The run's own record: one, with what the run was.
+    runs = report["run"]
+    check(len(runs) == 1 and runs[0]["profile"] and runs[0]["threshold_ns"] > 0
+          and runs[0]["lines_read"] > 0 and runs[0]["mode"] in ("graph", "events"),
+          f"one run record: {runs[0] if runs else None}")
+
     # One count per stall, in every table that counts the stalls of a kind.
     counts = defaultdict(dict)
     for r in report["stall"]:
@@ -295,6 +302,15 @@ def main():
     uneven = {k: c for k, c in counts.items() if len(set(c.values())) > 1}
     check(not uneven, f"one count per stall in every table of {len(counts)} kinds"
           + (f": {uneven}" if uneven else ""))
+    # And the rows of each table sum to the same total.
+    totals = defaultdict(dict)
+    for name, records in (("rows", report["stall"]), ("orders", report["order"]),
+                          ("reclaim", report["reclaim"])):
+        for r in records:
+            totals[r["kind"]][name] = totals[r["kind"]].get(name, 0) + r["total_ns"]
+    unequal = {k: t for k, t in totals.items() if len(set(t.values())) > 1}
+    check(not unequal, f"rows sum to one total in every table of {len(totals)} kinds"
+          + (f": {unequal}" if unequal else ""))
 
     print(f"derive_report: {len(spans)} spans, {sum(len(d) for d in rows.values())} stalls, "
           f"{failures} differences")
