@@ -23,11 +23,24 @@ std::string task_name(const StallRow& row) {
   return escaped(row.comm) + '-' + std::to_string(row.pid);
 }
 
-void write_task_table(std::ostream& out, const std::vector<const StallRow*>& rows,
-                      std::size_t max_rows) {
+// A shrinker's name as the shrinker totals print it: its symbol, and
+// `[instance]` when `several` instances of it were seen.
+std::string shrinker_name(std::string_view symbol, std::string_view instance, bool several) {
+  return escaped(symbol) + (several ? '[' + escaped(instance) + ']' : std::string());
+}
+
+// What a row's stalls were: the span, or for a shrinker call, the shrinker.
+std::string span_name(const StallStats& stats, const StallRow& row) {
+  if (row.shrinker.empty())
+    return escaped(row.span);
+  return shrinker_name(row.shrinker, row.instance, stats.several_instances(row.shrinker));
+}
+
+void write_task_table(std::ostream& out, const StallStats& stats,
+                      const std::vector<const StallRow*>& rows, std::size_t max_rows) {
   Table table({"TASK", "KIND", "SPAN", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"}, "lllrrrr");
-  write_rows(out, rows, max_rows, table, [&table](const StallRow& row) {
-    table.add({task_name(row), escaped(row.kind), escaped(row.span),
+  write_rows(out, rows, max_rows, table, [&](const StallRow& row) {
+    table.add({task_name(row), escaped(row.kind), span_name(stats, row),
                std::to_string(row.durations.count()), ms(row.durations.total()),
                ms(row.durations.max()), ms(row.durations.percentile(99))});
   });
@@ -75,6 +88,12 @@ void write_row_json(std::ostream& out, const StallRow& row) {
   write_json_string(out, row.kind);
   out << ",\"span\":";
   write_json_string(out, row.span);
+  if (!row.shrinker.empty()) {
+    out << ",\"shrinker\":";
+    write_json_string(out, row.shrinker);
+    out << ",\"instance\":";
+    write_json_string(out, row.instance);
+  }
   out << ",\"count\":" << row.durations.count() << ",\"total_ns\":" << row.durations.total()
       << ",\"max_ns\":" << row.durations.max() << ",\"p99_ns\":" << row.durations.percentile(99)
       << "}\n";
@@ -85,20 +104,20 @@ void write_row_json(std::ostream& out, const StallRow& row) {
 void write_report_text(std::ostream& out, const StallStats& stats,
                        const ReportTextOptions& options) {
   const std::string threshold = format_duration(options.threshold);
-  const std::vector<const StallRow*> stalls = stats.rows(false);
+  const std::vector<const StallRow*> stalls = stats.rows(StallTable::Tasks);
   if (stalls.empty()) {
     out << "allocwatch: no stall of " << threshold << " or more\n";
   } else {
     out << "allocwatch: stalls of " << threshold
         << " or more, by task and kind, largest total first:\n";
-    write_task_table(out, stalls, options.max_rows);
+    write_task_table(out, stats, stalls, options.max_rows);
   }
 
-  const std::vector<const StallRow*> background = stats.rows(true);
+  const std::vector<const StallRow*> background = stats.rows(StallTable::Background);
   if (!background.empty()) {
     out << "allocwatch: background work of " << threshold << " or more ("
         << background_names(options.background) << "), by task:\n";
-    write_task_table(out, background, options.max_rows);
+    write_task_table(out, stats, background, options.max_rows);
   }
 
   const std::vector<const OrderRow*> orders = stats.order_rows();
@@ -137,6 +156,19 @@ void write_report_text(std::ostream& out, const StallStats& stats,
     table.write(out);
   }
 
+  if (!stats.shrinkers().empty()) {
+    out << "allocwatch: shrinkers, every call (slow or not), largest total first:\n";
+    Table table({"SHRINKER", "CALLS", "TOTAL_MS", "MAX_MS"}, "lrrr");
+    std::vector<const ShrinkerRow*> rows;
+    for (const ShrinkerRow& row : stats.shrinkers())
+      rows.push_back(&row);
+    write_rows(out, rows, options.max_rows, table, [&table](const ShrinkerRow& row) {
+      table.add({row.instance.empty() ? escaped(row.symbol)
+                                      : "  " + shrinker_name(row.symbol, row.instance, true),
+                 std::to_string(row.totals.calls), ms(row.totals.total), ms(row.totals.max)});
+    });
+  }
+
   for (const KindHistogram* kind : stats.histograms()) {
     out << "allocwatch: latency of " << escaped(kind->kind) << " stalls ("
         << kind->histogram.count() << "), usecs:\n";
@@ -171,8 +203,8 @@ void write_run_json(std::ostream& out, const RunRecord& run) {
 }
 
 void write_report_json(std::ostream& out, const StallStats& stats) {
-  for (bool background : {false, true})
-    for (const StallRow* row : stats.rows(background))
+  for (const StallTable table : {StallTable::Tasks, StallTable::Background})
+    for (const StallRow* row : stats.rows(table))
       write_row_json(out, *row);
   for (const OrderRow* row : stats.order_rows()) {
     out << "{\"type\":\"order\",\"kind\":";

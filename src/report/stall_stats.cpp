@@ -182,7 +182,8 @@ std::size_t StallStats::RowKeyHash::operator()(const RowKey& key) const {
   return spread(
       hash_with({}, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
                          (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
-                     address_of(key.kind), address_of(key.span)}));
+                     address_of(key.kind), address_of(key.span), address_of(key.shrinker),
+                     address_of(key.instance)}));
 }
 
 std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
@@ -197,9 +198,25 @@ namespace {
 constexpr std::string_view kUnsavedComm = "<...>";
 } // namespace
 
+namespace {
+// The shrinker of a shrinker call: a span whose lines are its own
+// mm_shrink_slab_start and _end (or the end alone).
+std::optional<ShrinkerId> shrinker_call(const Incident& incident) {
+  const std::span<const Tracepoint> points = incident.tracepoints;
+  if (points.empty() || event_role(points.back().name) != EventRole::ShrinkSlabEnd ||
+      (points.size() > 1 && event_role(points.front().name) != EventRole::ShrinkSlabStart))
+    return std::nullopt;
+  return parse_shrinker_id(points.back().fields);
+}
+} // namespace
+
 StallRow& StallStats::row_for(const Incident& incident) {
-  const RowKey key{incident.pid, false, incident.background, intern(incident.kind),
-                   intern(incident.span)};
+  RowKey key{incident.pid, false, incident.background, intern(incident.kind), intern(incident.span),
+             {},           {}};
+  if (const std::optional<ShrinkerId> shrinker = shrinker_call(incident)) {
+    key.shrinker = intern(shrinker->symbol);
+    key.instance = intern(shrinker->instance);
+  }
   if (StallRow* const found = row_index_.find(key)) {
     if (found->comm != incident.comm && incident.comm != kUnsavedComm)
       rename_task(incident.pid, incident.comm); // `<...>` until now, or an exec
@@ -217,6 +234,8 @@ StallRow& StallStats::row_for(const Incident& incident) {
   row->pid = key.pid;
   row->kind = key.kind;
   row->span = key.span;
+  row->shrinker = key.shrinker;
+  row->instance = key.instance;
   row->background = key.background;
   row->other = false;
   row_index_.insert(RowKey::of(*row), row);
@@ -259,13 +278,21 @@ void StallStats::fold_smallest_rows() {
   for (std::size_t n = 0; n < batch; ++n) {
     StallRow& folded = *tasks[n].row;
     row_index_.erase(RowKey::of(folded));
-    const RowKey other_key{-1, true, folded.background, folded.kind, folded.span};
+    const RowKey other_key{
+        -1, true, folded.background, folded.kind, folded.span, folded.shrinker, folded.instance};
     if (TaskName* const name = task_names_.find(folded.pid); name && --name->rows == 0)
       task_names_.erase(folded.pid);
     StallRow* into = row_index_.find(other_key);
     if (into == nullptr) {
-      into = &rows_.emplace_back(
-          StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
+      into = &rows_.emplace_back(StallRow{-1,
+                                          {},
+                                          folded.kind,
+                                          folded.span,
+                                          folded.shrinker,
+                                          folded.instance,
+                                          folded.background,
+                                          true,
+                                          {}});
       row_index_.insert(other_key, into);
     }
     into->durations.merge(folded.durations);
@@ -479,18 +506,41 @@ void StallStats::hold_lines(const Incident& incident) {
       hold(incident.pid, line);
 }
 
-std::vector<const StallRow*> StallStats::rows(bool background) const {
+std::vector<const StallRow*> StallStats::rows(StallTable table) const {
+  const bool background = table == StallTable::Background;
   std::vector<const StallRow*> rows;
   for (const StallRow& row : rows_)
     if (row.background == background && row.durations.count() > 0)
       rows.push_back(&row);
   std::sort(rows.begin(), rows.end(), [](const StallRow* a, const StallRow* b) {
     return std::forward_as_tuple(a->other, b->durations.total(), b->durations.count(), a->comm,
-                                 a->pid, a->kind, a->span) <
+                                 a->pid, a->kind, a->span, a->shrinker, a->instance) <
            std::forward_as_tuple(b->other, a->durations.total(), a->durations.count(), b->comm,
-                                 b->pid, b->kind, b->span);
+                                 b->pid, b->kind, b->span, b->shrinker, b->instance);
   });
   return rows;
+}
+
+void StallStats::finish(const ShrinkerStats& shrinkers) {
+  shrinkers_.clear();
+  for (const ShrinkerSummary& shrinker : shrinkers.summary()) {
+    shrinkers_.push_back({std::string(shrinker.symbol), {}, shrinker.totals});
+    if (shrinker.instances.size() > 1)
+      for (const ShrinkerSummary::Instance& instance : shrinker.instances)
+        shrinkers_.push_back(
+            {std::string(shrinker.symbol), std::string(instance.name), instance.totals});
+  }
+}
+
+bool StallStats::several_instances(std::string_view symbol) const {
+  std::string_view seen;
+  for (const StallRow& row : rows_)
+    if (row.shrinker == symbol && row.durations.count() > 0) {
+      if (!seen.empty() && seen.data() != row.instance.data())
+        return true;
+      seen = row.instance;
+    }
+  return false;
 }
 
 std::vector<const OrderRow*> StallStats::order_rows() const {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "bind/incident.h"
+#include "bind/shrinker_stats.h"
 #include "kernel/vocabulary.h"
 #include "profile/profile.h"
 #include "report/latency.h"
@@ -44,6 +45,11 @@ struct StallRow {
   // Views into the StallStats that made the row: each name is kept once.
   std::string_view kind; // "direct reclaim"
   std::string_view span; // "try_to_free_pages", "memcg_reclaim"
+  // A shrinker call (a span of its mm_shrink_slab_start and _end lines):
+  // which shrinker, "super_cache_scan" and its instance "0000000052cfc56b";
+  // a row per shrinker. Empty for other spans.
+  std::string_view shrinker;
+  std::string_view instance;
   bool background = false;
   bool other = false; // the sum of the task rows folded to make room
   LatencySketch durations;
@@ -102,6 +108,15 @@ struct ReclaimTotals {
   Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
 };
 
+// A shrinker's totals over every call the run saw, slow or not (the
+// binder's ShrinkerStats, kept for the report): `instance` empty for the
+// symbol's own row, which its instances' rows follow when it has several.
+struct ShrinkerRow {
+  std::string symbol;
+  std::string instance;
+  ShrinkerTotals totals;
+};
+
 struct KindHistogram {
   std::string kind;
   Nanos total = 0;
@@ -115,6 +130,10 @@ struct WorstStall {
   std::string span;
   Nanos duration = 0;
 };
+
+// The two tables of task rows: the stalls of tasks that allocate, and the
+// background work of the profile's background tasks (kswapd, kcompactd).
+enum class StallTable : std::uint8_t { Tasks, Background };
 
 class StallStats : public Sink {
 public:
@@ -132,17 +151,22 @@ public:
 
   void incident(const Incident& incident) override;
   void passthrough(std::string_view, Nanos) override {}
-  void finish(const ShrinkerStats&) override {}
+  void finish(const ShrinkerStats& shrinkers) override;
 
-  // Task rows (background or not), largest total first (then more stalls,
-  // then by comm, pid, kind, span); the "other tasks" rows last.
-  std::vector<const StallRow*> rows(bool background) const;
+  // The rows of one table, largest total first (then more stalls, then by
+  // comm, pid, kind, span, shrinker); the "other tasks" rows last.
+  std::vector<const StallRow*> rows(StallTable table) const;
   // Largest total first (then by kind, order, flags); folded rows last.
   std::vector<const OrderRow*> order_rows() const;
   // By kind, largest total first.
   std::vector<ReclaimTotals> reclaim() const;
   // Stalls of tasks (not background work), one per kind, largest total first.
   std::vector<const KindHistogram*> histograms() const;
+
+  // Every shrinker's totals, largest first, once finish() has run.
+  const std::vector<ShrinkerRow>& shrinkers() const { return shrinkers_; }
+  // Whether the rows name more than one instance of the shrinker `symbol`.
+  bool several_instances(std::string_view symbol) const;
 
   // Stall spans of tasks so far (a span of a kind, not background work).
   std::uint64_t stalls() const { return stalls_; }
@@ -221,13 +245,16 @@ private:
     bool background;
     std::string_view kind;
     std::string_view span;
+    std::string_view shrinker;
+    std::string_view instance;
     // The names are interned: one address each.
     bool operator==(const RowKey& other) const {
       return pid == other.pid && this->other == other.other && background == other.background &&
-             kind.data() == other.kind.data() && span.data() == other.span.data();
+             kind.data() == other.kind.data() && span.data() == other.span.data() &&
+             shrinker.data() == other.shrinker.data() && instance.data() == other.instance.data();
     }
     static RowKey of(const StallRow& row) {
-      return {row.pid, row.other, row.background, row.kind, row.span};
+      return {row.pid, row.other, row.background, row.kind, row.span, row.shrinker, row.instance};
     }
   };
   struct RowKeyHash {
@@ -276,6 +303,7 @@ private:
   std::deque<OrderRow> orders_;       // as rows_
   FlatMap<OrderKey, OrderRow*, OrderKeyHash> order_index_;
   std::vector<ReclaimTotals> reclaim_;
+  std::vector<ShrinkerRow> shrinkers_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
   // reclaim may hold hundreds of quicker shrinker calls whose caller was too

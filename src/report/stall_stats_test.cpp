@@ -54,7 +54,7 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 20 * ms, 21 * ms);
   f.span("__alloc_pages", "allocation", 160, "dd", 0, 9 * ms);
   f.span("shrink_node", "", 160, "dd", 0, 8 * ms); // not a stall: no row
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0]->comm == "dd");
   CHECK(rows[0]->durations.total() == 9 * ms);
@@ -66,7 +66,7 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   CHECK(rows[1]->durations.max() == 3 * ms);
   CHECK(rows[1]->durations.percentile(99) == 3 * ms);
   CHECK(rows[2]->kind == "direct reclaim");
-  CHECK(f.stats.rows(true).empty());
+  CHECK(f.stats.rows(StallTable::Background).empty());
   CHECK(f.stats.stalls() == 4);
   REQUIRE(f.stats.worst());
   CHECK(f.stats.worst()->comm == "dd");
@@ -79,7 +79,7 @@ TEST_CASE("stall stats: a pid is one task, named by its newest comm (after exec)
   f.span("__alloc_pages", "allocation", 171, "init", 0, 1 * ms);
   f.span("try_to_free_pages", "direct reclaim", 171, "init", 0, 1 * ms);
   f.span("__alloc_pages", "allocation", 171, "memhog", 5 * ms, 7 * ms);
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]->comm == "memhog");
   CHECK(rows[0]->durations.count() == 2);
@@ -96,7 +96,7 @@ TEST_CASE("stall stats: lines printed as <...> belong to their pid's task and na
   f.span("try_to_free_pages", "direct reclaim", 179, "<...>", 5 * ms, 6 * ms);
   // A pid seen only as `<...>` keeps it.
   f.span("__alloc_pages", "allocation", 156, "<...>", 0, 1 * ms);
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0]->comm == "dd");
   CHECK(rows[0]->durations.count() == 3);
@@ -114,11 +114,11 @@ TEST_CASE("stall stats: background work has its own rows, and nothing else") {
   f.span("shrink_slab", "shrinker", 44, "kswapd0", 0, 5 * ms, {"x"}, true);
   f.span("shrink_slab", "shrinker", 44, "kswapd0", 10 * ms, 12 * ms, {"x"}, true);
   f.span("shrink_node", "", 44, "kswapd0", 0, 20 * ms, {"x"}, true);
-  const auto background = f.stats.rows(true);
+  const auto background = f.stats.rows(StallTable::Background);
   REQUIRE(background.size() == 1);
   CHECK(background[0]->background);
   CHECK(background[0]->durations.count() == 2);
-  CHECK(f.stats.rows(false).empty());
+  CHECK(f.stats.rows(StallTable::Tasks).empty());
   CHECK(f.stats.histograms().empty());
   CHECK(f.stats.stalls() == 0);
   CHECK_FALSE(f.stats.worst());
@@ -127,7 +127,7 @@ TEST_CASE("stall stats: background work has its own rows, and nothing else") {
 TEST_CASE("stall stats: spans without timestamps are not counted") {
   Feed f;
   f.span("__alloc_pages", "allocation", 1, "a", -1, -1);
-  CHECK(f.stats.rows(false).empty());
+  CHECK(f.stats.rows(StallTable::Tasks).empty());
   CHECK(f.stats.stalls() == 0);
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("stall stats: rows stay bounded; the smallest task is folded into 'oth
   f.span("a", "allocation", 3, "mid", 0, 20 * ms);
   // A fourth task: the smallest (2) is folded away.
   f.span("a", "allocation", 4, "new", 0, 2 * ms);
-  auto rows = f.stats.rows(false);
+  auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 4);
   CHECK(rows[0]->pid == 1);
   CHECK(rows[1]->pid == 3);
@@ -165,7 +165,7 @@ TEST_CASE("stall stats: rows stay bounded; the smallest task is folded into 'oth
   // The folded task stalls again: a new row, made room for by folding the
   // smallest (4, 2 ms) into the same "other tasks" row.
   f.span("a", "allocation", 2, "small", 0, 7 * ms);
-  rows = f.stats.rows(false);
+  rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 4);
   CHECK(rows[2]->pid == 2);
   CHECK(rows[3]->other);
@@ -187,7 +187,7 @@ TEST_CASE("stall stats: many tasks, bounded rows") {
   Feed f(StallStats::Limits{.task_rows = 100});
   for (int pid = 1; pid <= 5000; ++pid)
     f.span("a", "allocation", pid, "t", 0, pid * us);
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   // Folded an eighth at a time: between 88 and 100 task rows, and one other.
   REQUIRE(rows.size() >= 89);
   REQUIRE(rows.size() <= 101);
@@ -493,7 +493,7 @@ TEST_CASE("stall stats: thousands of tasks coming back find their rows through e
       ++stalls;
       total += duration;
     }
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   std::set<std::tuple<std::int32_t, std::string, std::string_view, std::string_view>> seen;
   std::uint64_t count = 0;
   Nanos sum = 0;
@@ -512,4 +512,43 @@ TEST_CASE("stall stats: thousands of tasks coming back find their rows through e
   // Every row made was kept or folded: a row is made only for a new key.
   CHECK(f.stats.folded_rows() > 0);
   CHECK(f.stats.folded_rows() + task_rows <= stalls);
+}
+
+TEST_CASE("stall stats: a shrinker call's row names its shrinker; the totals of every call") {
+  Feed f;
+  const auto call = [&](std::string_view instance, Nanos start, Nanos end) {
+    const std::string id = "super_cache_scan+0x0/0x1f0 " + std::string(instance) + ": nid: 0";
+    f.span("shrinker", "shrinker", 170, "memhog", start, end,
+           {event(170, start, "mm_shrink_slab_start", id + " objects to shrink 0"),
+            event(170, end, "mm_shrink_slab_end", id + " unused scan count 0")});
+  };
+  call("0000000099ad4c05", 0, 5 * ms);
+  call("0000000052cfc56b", 10 * ms, 12 * ms);
+  call("0000000099ad4c05", 20 * ms, 21 * ms);
+  // The function shrink_slab, of the same kind: a row of its own.
+  f.span("shrink_slab", "shrinker", 170, "memhog", 30 * ms, 31 * ms);
+  const auto rows = f.stats.rows(StallTable::Tasks);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]->span == "shrinker");
+  CHECK(rows[0]->shrinker == "super_cache_scan");
+  CHECK(rows[0]->instance == "0000000099ad4c05");
+  CHECK(rows[0]->durations.count() == 2);
+  CHECK(rows[1]->instance == "0000000052cfc56b");
+  CHECK(rows[2]->span == "shrink_slab");
+  CHECK(rows[2]->shrinker.empty());
+  CHECK(f.stats.several_instances("super_cache_scan"));
+
+  ShrinkerStats shrinkers;
+  shrinkers.add("super_cache_scan", "0000000099ad4c05", 6 * ms);
+  shrinkers.add("super_cache_scan", "0000000052cfc56b", 2 * ms);
+  shrinkers.add("kfree_rcu_shrink_scan", "00000000367b3020", 1 * ms);
+  f.stats.finish(shrinkers);
+  const auto& totals = f.stats.shrinkers();
+  REQUIRE(totals.size() == 4);
+  CHECK(totals[0].symbol == "super_cache_scan");
+  CHECK(totals[0].instance.empty());
+  CHECK(totals[0].totals.total == 8 * ms);
+  CHECK(totals[1].instance == "0000000099ad4c05");
+  CHECK(totals[2].instance == "0000000052cfc56b");
+  CHECK(totals[3].symbol == "kfree_rcu_shrink_scan"); // one instance: no row of it
 }

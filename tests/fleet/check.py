@@ -35,7 +35,7 @@ PAIR_KINDS = {
     "memcg_softlimit_reclaim": "memcg soft limit reclaim",
     "node_reclaim": "node reclaim",
     "compaction": "compaction",
-    "shrink_slab": "shrinker",
+    "shrinker": "shrinker",
 }
 BACKGROUND = ("kswapd", "kcompactd")
 # DurationHistogram::kUpperBounds, in ns, and their "le" text.

@@ -40,6 +40,7 @@ MICRO = 1000
 GRAPH_COMM_BYTES = 7
 RECLAIM_BEGIN = re.compile(r"^mm_vmscan_.*_reclaim_begin$")
 RECLAIM_END = re.compile(r"^mm_vmscan_.*_reclaim_end$")
+SHRINK_END = re.compile(r" mm_shrink_slab_end: ([^+ ]+)\+\S+ (\S+):")
 
 failures = 0
 
@@ -103,6 +104,19 @@ def percentile_99(durations):
 
 def log2_bucket(duration_ns):
     return (duration_ns // MICRO).bit_length()
+
+
+def shrinker_of(span):
+    """(symbol, instance) of a shrinker call, a span whose lines are its own
+    mm_shrink_slab_start and end; (None, None) for other spans."""
+    tps = span["tracepoints"]
+    # From the line: an instance of decimal digits alone is a number in
+    # "fields", its leading zeros gone.
+    end = SHRINK_END.search(span["lines"][-1])
+    if tps and tps[-1]["event"] == "mm_shrink_slab_end" and end and (
+            len(tps) == 1 or tps[0]["event"] == "mm_shrink_slab_start"):
+        return (end.group(1), end.group(2))
+    return (None, None)
 
 
 def figure_lines(span):
@@ -176,7 +190,7 @@ def main():
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
         duration = span["duration_ns"]
-        rows[(background, span["pid"], kind, name)].append(duration)
+        rows[(background, span["pid"], kind, name) + shrinker_of(span)].append(duration)
         # A pid is one task, named by its newest comm; `<...>` (the kernel
         # had not saved it) only while it has no other.
         if span["comm"] != "<...>" or span["pid"] not in task_comm:
@@ -222,7 +236,8 @@ def main():
     for kind_of_row in ("stall", "background"):
         for r in report[kind_of_row]:
             check(r["pid"] >= 0, f"{kind_of_row} row of {r['comm']}: a task, not folded ones")
-            key = (kind_of_row == "background", r["pid"], r["kind"], r["span"])
+            key = (kind_of_row == "background", r["pid"], r["kind"], r["span"],
+                   r.get("shrinker"), r.get("instance"))
             if key in got:
                 twice.append(key)
             got[key] = r
