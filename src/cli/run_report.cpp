@@ -3,10 +3,13 @@
 #include "bind/shrinker_stats.h"
 #include "report/cgroup_report.h"
 #include "report/stall_report.h"
+#include "report/status_line.h"
+#include "report/text_table.h"
 #include "util/result.h"
 
 #include <ostream>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 namespace allocwatch {
 
@@ -55,21 +58,31 @@ void RunReport::write_json(std::ostream& out, const RunStats& stats, std::option
     write_cgroup_report_json(out, cgroups_, cgroup_limits());
 }
 
-void RunReport::finish(std::ostream& err, bool err_is_terminal) {
-  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background};
+std::size_t report_width(int fd) {
+  if (::isatty(fd) != 1)
+    return kWhole;
+  const int columns = terminal_width(fd);
+  return columns > 0 ? static_cast<std::size_t>(columns) : 80;
+}
+
+void RunReport::finish(std::ostream& err, std::size_t err_width) {
+  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background, err_width};
   if (!json_records_ && !options_.quiet) {
-    if (!err_is_terminal)
+    if (err_width == kWhole)
       text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(err, stalls_, text);
     if (memcg_ != nullptr)
       write_cgroup_report_text(err, cgroups_, cgroup_limits(), text.max_rows);
     else if (stalls_.stalls() > 0)
-      err << "allocwatch: no stalls by cgroup: a replay knows cgroups only from the --save "
-             "file of a live run\n";
+      write_wrapped(err,
+                    "allocwatch: no stalls by cgroup: a replay knows cgroups only from the --save "
+                    "file of a live run\n",
+                    err_width);
   }
   std::string failed;
   if (report_file_) {
     text.max_rows = ReportTextOptions{}.max_rows;
+    text.width = kWhole;
     write_report_text(report_file_->stream(), stalls_, text);
     if (memcg_ != nullptr)
       write_cgroup_report_text(report_file_->stream(), cgroups_, cgroup_limits(), text.max_rows);

@@ -23,6 +23,10 @@
 
 namespace allocwatch {
 
+// The columns of the terminal on `fd`, which the report and the counts on
+// it fit (80 when it does not say); kWhole when `fd` is no terminal.
+std::size_t report_width(int fd);
+
 class RunReport {
 public:
   // Throws FatalError (exit 1) when --report or --timeline cannot be written.
@@ -46,9 +50,10 @@ public:
   // journal is the output). `mode`: the binder's, none if no trace line came.
   void write_json(std::ostream& out, const RunStats& stats, std::optional<Mode> mode);
   // At the very end: the text report on `err` (text mode, not -q; its top
-  // rows only when `err_is_terminal`), the report file, the timeline closed.
+  // rows only, fitted to `err_width` columns, when `err` is a terminal;
+  // kWhole otherwise), the report file, the timeline closed.
   // Throws FatalError naming every file that could not be written.
-  void finish(std::ostream& err, bool err_is_terminal);
+  void finish(std::ostream& err, std::size_t err_width);
 
 private:
   const Options& options_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <sstream>
 
 namespace allocwatch {
 
@@ -37,13 +38,20 @@ std::string span_name(const StallStats& stats, const StallRow& row) {
 }
 
 void write_task_table(std::ostream& out, const StallStats& stats,
-                      const std::vector<const StallRow*>& rows, std::size_t max_rows) {
+                      const std::vector<const StallRow*>& rows, const ReportTextOptions& options) {
   Table table({"TASK", "KIND", "SPAN", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"}, "lllrrrr");
-  write_rows(out, rows, max_rows, table, [&](const StallRow& row) {
+  table.drop_to_fit(6);
+  table.narrow_to_fit(2, 8);
+  table.narrow_to_fit(1, 8);
+  table.narrow_to_fit(0, 8);
+  const auto add = [&](const StallRow& row) {
     table.add({task_name(row), escaped(row.kind), span_name(stats, row),
                std::to_string(row.durations.count()), ms(row.durations.total()),
                ms(row.durations.max()), ms(row.durations.percentile(99))});
-  });
+  };
+  write_rows(out, rows, options.max_rows, table, add, options.width);
+  if (table.drops(options.width))
+    out << "  (P99_MS left out to fit the terminal: --report FILE has it)\n";
 }
 
 std::string background_names(const std::vector<std::string>& names) {
@@ -64,7 +72,11 @@ std::string hist_bound(std::uint64_t value) {
   return std::to_string(value) + kSuffixes[suffix];
 }
 
-void write_histogram(std::ostream& out, const Log2Histogram& histogram) {
+void write_histogram(std::ostream& out, const Log2Histogram& histogram, std::size_t width) {
+  // A line is 30 columns and the bar; a terminal narrower than 82 gets a
+  // shorter bar.
+  const std::size_t bar_width =
+      width == kWhole ? kBarWidth : std::clamp<std::size_t>(width, 40, 82) - 30;
   const auto [first, end] = histogram.used_range();
   std::uint64_t most = 0;
   for (std::size_t i = first; i < end; ++i)
@@ -72,11 +84,11 @@ void write_histogram(std::ostream& out, const Log2Histogram& histogram) {
   for (std::size_t i = first; i < end; ++i) {
     const std::string label = '[' + hist_bound(Log2Histogram::low_us(i)) + ", " +
                               hist_bound(Log2Histogram::high_us(i)) + ')';
-    const auto bar = static_cast<std::size_t>(histogram[i] * kBarWidth / most);
+    const auto bar = static_cast<std::size_t>(histogram[i] * bar_width / most);
     char head[64];
     std::snprintf(head, sizeof head, "  %-16s %8llu |", label.c_str(),
                   static_cast<unsigned long long>(histogram[i]));
-    out << head << std::string(bar, '@') << std::string(kBarWidth - bar, ' ') << "|\n";
+    out << head << std::string(bar, '@') << std::string(bar_width - bar, ' ') << "|\n";
   }
 }
 
@@ -101,8 +113,11 @@ void write_row_json(std::ostream& out, const StallRow& row) {
 
 } // namespace
 
-void write_report_text(std::ostream& out, const StallStats& stats,
+void write_report_text(std::ostream& to, const StallStats& stats,
                        const ReportTextOptions& options) {
+  // Written whole, then cut to the width: tables fit it, other lines are
+  // cut at their spaces.
+  std::ostringstream out;
   const std::string threshold = format_duration(options.threshold);
   const std::vector<const StallRow*> stalls = stats.rows(StallTable::Tasks);
   if (stalls.empty()) {
@@ -110,30 +125,35 @@ void write_report_text(std::ostream& out, const StallStats& stats,
   } else {
     out << "allocwatch: stalls of " << threshold
         << " or more, by task and kind, largest total first:\n";
-    write_task_table(out, stats, stalls, options.max_rows);
+    write_task_table(out, stats, stalls, options);
   }
 
   const std::vector<const StallRow*> background = stats.rows(StallTable::Background);
   if (!background.empty()) {
     out << "allocwatch: background work of " << threshold << " or more ("
         << background_names(options.background) << "), by task:\n";
-    write_task_table(out, stats, background, options.max_rows);
+    write_task_table(out, stats, background, options);
   }
 
   const std::vector<const OrderRow*> orders = stats.order_rows();
   if (!orders.empty()) {
     out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
     Table table({"KIND", "ORDER", "GFP_FLAGS", "COUNT", "TOTAL_MS", "MAX_MS"}, "lrlrrr");
-    write_rows(out, orders, options.max_rows, table, [&table](const OrderRow& row) {
-      table.add({escaped(row.kind),
-                 row.other   ? "-"
-                 : row.order ? std::to_string(*row.order)
-                             : std::string(kUnknown),
-                 row.other   ? std::string(kOtherOrders)
-                 : row.order ? escaped(row.gfp_flags)
-                             : std::string(kUnknown),
-                 std::to_string(row.count), ms(row.total), ms(row.max)});
-    });
+    table.narrow_to_fit(2, 8);
+    table.narrow_to_fit(0, 8);
+    write_rows(
+        out, orders, options.max_rows, table,
+        [&table](const OrderRow& row) {
+          table.add({escaped(row.kind),
+                     row.other   ? "-"
+                     : row.order ? std::to_string(*row.order)
+                                 : std::string(kUnknown),
+                     row.other   ? std::string(kOtherOrders)
+                     : row.order ? escaped(row.gfp_flags)
+                                 : std::string(kUnknown),
+                     std::to_string(row.count), ms(row.total), ms(row.max)});
+        },
+        options.width);
   }
 
   const std::vector<ReclaimTotals> reclaim = stats.reclaim();
@@ -143,6 +163,9 @@ void write_report_text(std::ostream& out, const StallStats& stats,
     Table table({"KIND", "COUNT", "TOTAL_MS", "PAGES_SCANNED", "PAGES_RECLAIMED", "SHRINKERS_MS",
                  "SHRINKERS_SHARE"},
                 "lrrrrrr");
+    for (std::size_t column = 3; column < 7; ++column) // their headings, at '_'
+      table.narrow_to_fit(column);
+    table.narrow_to_fit(0, 8);
     for (const ReclaimTotals& totals : reclaim) {
       char share[16] = "-";
       if (totals.total > 0)
@@ -153,27 +176,35 @@ void write_report_text(std::ostream& out, const StallStats& stats,
                  std::to_string(totals.pages_scanned), std::to_string(totals.pages_reclaimed),
                  ms(totals.shrinker_time), share});
     }
-    table.write(out);
+    table.write(out, options.width);
   }
 
   if (!stats.shrinkers().empty()) {
     out << "allocwatch: shrinkers, every call (slow or not), largest total first:\n";
     Table table({"SHRINKER", "CALLS", "TOTAL_MS", "MAX_MS"}, "lrrr");
+    table.narrow_to_fit(0, 8);
     std::vector<const ShrinkerRow*> rows;
     for (const ShrinkerRow& row : stats.shrinkers())
       rows.push_back(&row);
-    write_rows(out, rows, options.max_rows, table, [&table](const ShrinkerRow& row) {
-      table.add({row.instance.empty() ? escaped(row.symbol)
-                                      : "  " + shrinker_name(row.symbol, row.instance, true),
-                 std::to_string(row.totals.calls), ms(row.totals.total), ms(row.totals.max)});
-    });
+    write_rows(
+        out, rows, options.max_rows, table,
+        [&table](const ShrinkerRow& row) {
+          table.add({row.instance.empty() ? escaped(row.symbol)
+                                          : "  " + shrinker_name(row.symbol, row.instance, true),
+                     std::to_string(row.totals.calls), ms(row.totals.total), ms(row.totals.max)});
+        },
+        options.width);
   }
 
   for (const KindHistogram* kind : stats.histograms()) {
     out << "allocwatch: latency of " << escaped(kind->kind) << " stalls ("
         << kind->histogram.count() << "), usecs:\n";
-    write_histogram(out, kind->histogram);
+    write_histogram(out, kind->histogram, options.width);
   }
+  if (options.width == kWhole)
+    to << out.str();
+  else
+    write_wrapped(to, out.str(), options.width);
 }
 
 void write_run_json(std::ostream& out, const RunRecord& run) {

@@ -47,6 +47,10 @@ struct ReportTextOptions {
   // shows the top ones, a file all of them.
   std::size_t max_rows = std::numeric_limits<std::size_t>::max();
   std::vector<std::string> background; // the profile's background tasks, for a heading
+  // A terminal's columns, which every line fits (tables give way, other
+  // lines are cut at their spaces); the largest value (text_table.h's
+  // kWhole): everything whole (a file).
+  std::size_t width = std::numeric_limits<std::size_t>::max();
 };
 
 // Rows per table on a terminal.

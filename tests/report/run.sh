@@ -107,6 +107,23 @@ else
   fail "on a terminal: no top-10 stall table"
   head -n 20 "$tmp/pty"
 fi
+# An 80-column terminal: no line of the report or the counts is wider
+# (tables give way, other lines are cut); a file keeps every line whole.
+for case in "graph-6.1-thresh100 1ms" "graph-6.1-thresh100 100us" "graph-6.1-thresh0 20us" \
+  "events-6.18-dropcaches-compact 5us"; do
+  set -- $case
+  on_pty "$tmp/pty80" "stty cols 80; $bin -p $profile -i $traces/$1.txt -t $2 > $tmp/pty.out"
+  widest=$(tr -d '\r' <"$tmp/pty80" | grep -v '^Script \(started\|done\)' |
+    awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }')
+  if [ "$widest" -le 80 ] && grep -q 'allocwatch: stalls of' "$tmp/pty80" &&
+    grep -q 'lines read' "$tmp/pty80"; then
+    ok "80 columns, $1 -t $2: no line wider (widest $widest)"
+  else
+    fail "80 columns, $1 -t $2: a line of $widest columns"
+    tr -d '\r' <"$tmp/pty80" | awk 'length($0) > 80' | head -n 3
+  fi
+done
+
 if grep -q "$(printf '\033')\[K" "$tmp/pty" || grep -q 'lines, .* stalls of' "$tmp/pty"; then
   fail "a replay on a terminal shows a status line"
 else
