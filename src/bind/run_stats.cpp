@@ -39,6 +39,13 @@ void RunStats::print(std::ostream& out) const {
     out << '\n';
   };
   print_counts("functions", functions_over_threshold);
+  // A bare "}" with no entry line at its depth: counted under "?".
+  if (const auto unnamed = functions_over_threshold.find("");
+      unnamed != functions_over_threshold.end())
+    out << "allocwatch: " << unnamed->second << (unnamed->second == 1 ? " return" : " returns")
+        << " over threshold could not be named (? above): a bare \"}\" whose entry line is not in "
+           "the trace (tracing began inside the call, or the kernel lost the entry), so its "
+           "function and its tracepoints are unknown\n";
   print_counts("pairs", pairs_over_threshold);
 }
 

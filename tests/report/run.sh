@@ -78,6 +78,15 @@ else
   fail "comm <...>: $(grep -- '-160' "$tmp/err")"
 fi
 
+# A return over threshold whose entry is not in the trace: said in words.
+"$bin" -p "$profile" -i tests/report/fixtures/entry-lost.trace -t 1ms >/dev/null 2>"$tmp/err"
+if grep -q '^allocwatch: functions over threshold: ?=1$' "$tmp/err" &&
+  grep -q '^allocwatch: 1 return over threshold could not be named (? above): a bare "}" whose entry line is not in the trace' "$tmp/err"; then
+  ok "entry lost: the unnamed return is said in words"
+else
+  fail "entry lost: $(grep 'over threshold' "$tmp/err")"
+fi
+
 # --- and on generated ones (tests/gentrace, as tests/property) --------------
 for seed in 3 8 21; do
   for format in graph events; do
