@@ -1,6 +1,6 @@
 #include "bind/shrinker_stats.h"
-#include "report/journal_sink.h"
 #include "tracepoints.h"
+#include "report/journal_sink.h"
 
 #include <cerrno>
 #include <cstdlib>

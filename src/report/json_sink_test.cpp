@@ -1,6 +1,6 @@
 #include "bind/shrinker_stats.h"
-#include "report/json_sink.h"
 #include "tracepoints.h"
+#include "report/json_sink.h"
 
 #include <doctest/doctest.h>
 #include <sstream>
