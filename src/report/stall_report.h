@@ -10,13 +10,18 @@
 //   allocwatch: background work of 1ms or more (kswapd, kcompactd), by task: ...
 //   allocwatch: reclaim and compaction stalls by order and gfp flags: ...
 //   allocwatch: what slow reclaim got for its time: ...
+//   allocwatch: shrinkers, every call (slow or not), largest total first: ...
 //   allocwatch: latency of allocation stalls, usecs:
 //     [1K, 2K)             3 |@@@@@@                                              |
+// A shrinker call's SPAN is its shrinker ("super_cache_scan", with
+// "[instance]" where the rows name several). On a terminal every line fits
+// its width (ReportTextOptions::width).
 //
-// JSON Lines, one record per row:
+// JSON Lines (after write_run_json's record), one record per row:
 //   {"type":"stall","pid":171,"comm":"memhog-","kind":"allocation","span":"__alloc_pages",
 //    "count":102,"total_ns":1234567000,"max_ns":88215000,"p99_ns":61000000}
 //   {"type":"background", ...the same keys...}
+//   (a shrinker call's also "shrinker":"super_cache_scan","instance":"0000000052cfc56b")
 //   {"type":"order","kind":"direct reclaim","order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE",
 //    "count":21,"total_ns":...,"max_ns":...}
 //   {"type":"reclaim","kind":"direct reclaim","count":21,"total_ns":...,"pages_scanned":...,
