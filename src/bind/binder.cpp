@@ -66,6 +66,7 @@ Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, Shrink
       shrinkers_(shrinkers), stats_(stats), store_(profile.max_held_bytes),
       release_(options.release) {
   stats_.max_held_bytes = profile.max_held_bytes;
+  stats_.threshold = options.threshold;
   if (options.mode)
     use_mode(*options.mode);
 }
@@ -275,12 +276,17 @@ void Binder::feed(const Record& record) {
     return; // events mode has no function spans
   switch (record.kind) {
   case LineKind::GraphEntry:
+    stats_.graph_entries = true;
     on_entry(record);
     break;
   case LineKind::GraphLeaf:
+    stats_.graph_entries = true;
     on_leaf(record);
     break;
   case LineKind::GraphReturn:
+    if (record.duration >= 0 &&
+        (stats_.shortest_return < 0 || record.duration < stats_.shortest_return))
+      stats_.shortest_return = record.duration;
     on_return(record);
     break;
   default:

@@ -26,6 +26,14 @@ void RunStats::print(std::ostream& out) const {
   if (unmatched_ends || replaced_begins || orphan_returns)
     out << "allocwatch: " << unmatched_ends << " pair ends without their begin, " << replaced_begins
         << " begins without their end, " << orphan_returns << " returns without their entry\n";
+  // tracing_thresh is set in whole microseconds: below the shortest return's
+  // whole microseconds, a threshold asks for calls the trace cannot hold.
+  if (!graph_entries && shortest_return >= 0 && threshold < shortest_return / kMicro * kMicro)
+    out << "allocwatch: the shortest return in this trace took " << format_duration(shortest_return)
+        << ": a trace of returns alone was captured with tracing_thresh (at most that), and holds "
+           "no shorter function call (tracepoints it holds all), so -t "
+        << format_duration(threshold) << " finds no more function calls than -t "
+        << format_duration(shortest_return / kMicro * kMicro) << " would\n";
   if (functions_over_threshold.empty() && pairs_over_threshold.empty()) {
     out << "allocwatch: no span over threshold\n";
     return;
@@ -39,6 +47,13 @@ void RunStats::print(std::ostream& out) const {
     out << '\n';
   };
   print_counts("functions", functions_over_threshold);
+  // A bare "}" with no entry line at its depth: counted under "?".
+  if (const auto unnamed = functions_over_threshold.find("");
+      unnamed != functions_over_threshold.end())
+    out << "allocwatch: " << unnamed->second << (unnamed->second == 1 ? " return" : " returns")
+        << " over threshold could not be named (? above): a bare \"}\" whose entry line is not in "
+           "the trace (tracing began inside the call, or the kernel lost the entry), so its "
+           "function and its tracepoints are unknown\n";
   print_counts("pairs", pairs_over_threshold);
 }
 

@@ -2,6 +2,8 @@
 // nothing is lost silently.
 #pragma once
 
+#include "util/duration.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -27,7 +29,13 @@ struct RunStats {
   // Held tracepoints released as soon as no span could claim them any more
   // (not printed: nothing was lost).
   std::uint64_t held_released = 0;
-  std::uint64_t max_held_bytes = 0;  // the bound, for the message
+  std::uint64_t max_held_bytes = 0; // the bound, for the message
+  Nanos threshold = 0;              // the run's, for the message
+  // A graph trace with entries or leaves was taken without tracing_thresh;
+  // one of returns alone was taken with it, and its shortest return (-1:
+  // none) is at least that tracing_thresh.
+  bool graph_entries = false;
+  Nanos shortest_return = -1;
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth

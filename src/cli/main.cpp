@@ -14,6 +14,7 @@
 #include "report/json_sink.h"
 #include "report/status_line.h"
 #include "report/text_sink.h"
+#include "report/text_table.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 #include "tracefs/plan.h"
@@ -32,6 +33,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
@@ -126,6 +128,13 @@ std::unique_ptr<Sink> make_sink(const Options& options, bool journal) {
   return std::make_unique<TextSink>(std::cout);
 }
 
+// The run's counts, their lines cut to `width` columns (report_width).
+void print_counts(std::ostream& err, const RunStats& stats, std::size_t width) {
+  std::ostringstream counts;
+  stats.print(counts);
+  write_wrapped(err, counts.str(), width);
+}
+
 // What a run counts: the binder writes it; the metrics, the status line and
 // the counts on stderr read it.
 struct RunCounts {
@@ -182,7 +191,7 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
   binder.finish();
-  report.write_json(std::cout);
+  report.write_json(std::cout, counts.stats, binder.mode());
   return binder.mode();
 }
 
@@ -230,9 +239,10 @@ int replay(const Options& options, const Profile& profile) {
   // A replay's metrics file holds its result, written once: nothing to say.
   if (publish)
     metrics.start(*publish, mode, std::cerr, true);
-  report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
+  const std::size_t err_width = report_width(STDERR_FILENO);
+  report.finish(std::cerr, err_width);
   if (!options.quiet)
-    stats.print(std::cerr);
+    print_counts(std::cerr, stats, err_width);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
   if (!mode && stats.lines_malformed > 0)
@@ -416,9 +426,10 @@ int trace_live(const Options& options, const Profile& profile) {
     saved->stream() << write_saved_cgroups(learnt);
     throw_on_error(saved->finish());
   }
-  report.finish(std::cerr, ::isatty(STDERR_FILENO) == 1);
+  const std::size_t err_width = report_width(STDERR_FILENO);
+  report.finish(std::cerr, err_width);
   if (!options.quiet) {
-    stats.print(std::cerr);
+    print_counts(std::cerr, stats, err_width);
     if (command && command->status() >= 0)
       std::cerr << "allocwatch: the command exited with status " << command->status() << "\n";
   }

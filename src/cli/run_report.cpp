@@ -3,9 +3,13 @@
 #include "bind/shrinker_stats.h"
 #include "report/cgroup_report.h"
 #include "report/stall_report.h"
+#include "report/status_line.h"
+#include "report/text_table.h"
 #include "util/result.h"
 
 #include <ostream>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 namespace allocwatch {
 
@@ -19,7 +23,7 @@ std::unique_ptr<OutputFile> open_output(const std::optional<std::string>& path) 
 
 RunReport::RunReport(const Options& options, const Profile& profile, bool journal)
     : options_(options), profile_(profile), json_records_(options.json && !journal),
-      stalls_(StallStats::Limits{.window = profile.window}),
+      stalls_(StallStats::Limits{.window = profile.window}, stall_spans(profile)),
       report_file_(open_output(options.report)), timeline_file_(open_output(options.timeline)) {
   if (timeline_file_)
     timeline_.emplace(timeline_file_->stream(), profile.window);
@@ -41,29 +45,44 @@ const std::vector<MemcgChain>& RunReport::cgroup_limits() {
   return *limits_;
 }
 
-void RunReport::write_json(std::ostream& out) {
+void RunReport::write_json(std::ostream& out, const RunStats& stats, std::optional<Mode> mode) {
   if (!json_records_)
     return;
+  // A live run traces this kernel; a replay's trace says not which.
+  struct utsname host {};
+  const bool live = !options_.input && ::uname(&host) == 0;
+  write_run_json(out, RunRecord{profile_.name, mode, profile_.threshold,
+                                live ? std::string_view(host.release) : std::string_view(), stats});
   write_report_json(out, stalls_);
   if (memcg_ != nullptr)
     write_cgroup_report_json(out, cgroups_, cgroup_limits());
 }
 
-void RunReport::finish(std::ostream& err, bool err_is_terminal) {
-  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background};
+std::size_t report_width(int fd) {
+  if (::isatty(fd) != 1)
+    return kWhole;
+  const int columns = terminal_width(fd);
+  return columns > 0 ? static_cast<std::size_t>(columns) : 80;
+}
+
+void RunReport::finish(std::ostream& err, std::size_t err_width) {
+  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background, err_width};
   if (!json_records_ && !options_.quiet) {
-    if (!err_is_terminal)
+    if (err_width == kWhole)
       text.max_rows = ReportTextOptions{}.max_rows;
     write_report_text(err, stalls_, text);
     if (memcg_ != nullptr)
       write_cgroup_report_text(err, cgroups_, cgroup_limits(), text.max_rows);
     else if (stalls_.stalls() > 0)
-      err << "allocwatch: no stalls by cgroup: a replay knows cgroups only from the --save "
-             "file of a live run\n";
+      write_wrapped(err,
+                    "allocwatch: no stalls by cgroup: a replay knows cgroups only from the --save "
+                    "file of a live run\n",
+                    err_width);
   }
   std::string failed;
   if (report_file_) {
     text.max_rows = ReportTextOptions{}.max_rows;
+    text.width = kWhole;
     write_report_text(report_file_->stream(), stalls_, text);
     if (memcg_ != nullptr)
       write_cgroup_report_text(report_file_->stream(), cgroups_, cgroup_limits(), text.max_rows);

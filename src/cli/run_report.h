@@ -7,6 +7,7 @@
 // before tracing starts; every write error is told at the end (exit 1).
 #pragma once
 
+#include "bind/run_stats.h"
 #include "cgroup/memcg_watch.h"
 #include "cli/options.h"
 #include "profile/profile.h"
@@ -21,6 +22,10 @@
 #include <optional>
 
 namespace allocwatch {
+
+// The columns of the terminal on `fd`, which the report and the counts on
+// it fit (80 when it does not say); kWhole when `fd` is no terminal.
+std::size_t report_width(int fd);
 
 class RunReport {
 public:
@@ -40,13 +45,15 @@ public:
   // first writing); empty when the run learnt no cgroups.
   const std::vector<MemcgChain>& cgroup_limits();
 
-  // After the last line, in --format json: the report's records, after the
-  // spans and shrinker totals (nothing when the journal is the output).
-  void write_json(std::ostream& out);
+  // After the last line, in --format json: the run's record and the
+  // report's records, after the spans and shrinker totals (nothing when the
+  // journal is the output). `mode`: the binder's, none if no trace line came.
+  void write_json(std::ostream& out, const RunStats& stats, std::optional<Mode> mode);
   // At the very end: the text report on `err` (text mode, not -q; its top
-  // rows only when `err_is_terminal`), the report file, the timeline closed.
+  // rows only, fitted to `err_width` columns, when `err` is a terminal;
+  // kWhole otherwise), the report file, the timeline closed.
   // Throws FatalError naming every file that could not be written.
-  void finish(std::ostream& err, bool err_is_terminal);
+  void finish(std::ostream& err, std::size_t err_width);
 
 private:
   const Options& options_;

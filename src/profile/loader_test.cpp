@@ -137,7 +137,7 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
             {"node_reclaim", "mm_vmscan_node_reclaim_begin", "mm_vmscan_node_reclaim_end", inactive,
              false, events_only},
             {"compaction", "mm_compaction_begin", "mm_compaction_end", {}, false, events_only},
-            {"shrink_slab",
+            {"shrinker",
              "mm_shrink_slab_start",
              "mm_shrink_slab_end",
              {},

@@ -175,6 +175,8 @@ TEST_CASE("journal: LOST lines and shrinker totals are entries too") {
   CHECK(journal.entries[0][0] == "MESSAGE=the kernel lost events: CPU:0 [LOST 600 EVENTS]");
   CHECK(has(journal.entries[0], "PRIORITY=4"));
   CHECK(has(journal.entries[0], "LINE=CPU:0 [LOST 600 EVENTS]"));
+  CHECK(has(journal.entries[0], "CPU=0"));
+  CHECK(has(journal.entries[0], "EVENTS=600"));
   CHECK(journal.entries[1][0] ==
         "MESSAGE=shrinker super_cache_scan: 1.500 ms in 2 calls, the longest 1.100 ms");
   CHECK(has(journal.entries[1], "SYMBOL=super_cache_scan"));

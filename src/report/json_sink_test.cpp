@@ -110,13 +110,15 @@ TEST_CASE("json: LOST lines and shrinker totals, in ShrinkerStats' order") {
   std::ostringstream out;
   JsonSink sink(out);
   sink.passthrough("CPU:0 [LOST 600 EVENTS]", 0);
+  sink.passthrough("CPU:3 [LOST EVENTS]", 0); // no count: no "events"
   ShrinkerStats stats;
   stats.add("super_cache_scan", "00000000ce7941b5", 400'000);
   stats.add("super_cache_scan", "00000000c60de79d", 100'000);
   stats.add("kfree_rcu_shrink_scan", "00000000ecb61676", 300'000);
   sink.finish(stats);
   CHECK(out.str() ==
-        "{\"type\":\"lost\",\"line\":\"CPU:0 [LOST 600 EVENTS]\"}\n"
+        "{\"type\":\"lost\",\"line\":\"CPU:0 [LOST 600 EVENTS]\",\"cpu\":0,\"events\":600}\n"
+        "{\"type\":\"lost\",\"line\":\"CPU:3 [LOST EVENTS]\",\"cpu\":3}\n"
         "{\"type\":\"shrinker\",\"symbol\":\"super_cache_scan\",\"total_ns\":500000,"
         "\"max_ns\":400000,\"calls\":2,\"instances\":["
         "{\"instance\":\"00000000ce7941b5\",\"total_ns\":400000,\"max_ns\":400000,\"calls\":1},"

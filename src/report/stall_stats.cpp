@@ -50,12 +50,46 @@ std::uint64_t positive_field(std::string_view fields, std::string_view key) {
 
 } // namespace
 
+StallSpans stall_spans(const Profile& profile) {
+  StallSpans spans;
+  const auto add = [&spans](const std::string& span, EventRole role) {
+    const auto put = [&span](std::vector<std::string>& list) {
+      if (std::find(list.begin(), list.end(), span) == list.end())
+        list.push_back(span);
+    };
+    if (role == EventRole::ReclaimBegin || role == EventRole::CompactPages)
+      put(spans.ordered);
+    if (role == EventRole::ReclaimBegin || role == EventRole::ReclaimEnd)
+      put(spans.reclaim);
+  };
+  for (const Binding& binding : profile.bindings)
+    for (const std::string& function : binding.functions) {
+      // A binding names a function by any of its kernel names; a span has
+      // the one this kernel uses.
+      std::vector<std::string> names{function};
+      for (const FunctionSpec& spec : profile.functions)
+        if (std::find(spec.alternatives.begin(), spec.alternatives.end(), function) !=
+            spec.alternatives.end())
+          names = spec.alternatives;
+      for (const std::string& event : binding.events)
+        for (const std::string& name : names)
+          add(name, event_role(event));
+    }
+  for (const PairSpec& pair : profile.pairs) {
+    add(pair.name, event_role(pair.begin));
+    add(pair.name, event_role(pair.end));
+    for (const std::string& event : pair.claims)
+      add(pair.name, event_role(event));
+  }
+  return spans;
+}
+
 void StallStats::Figures::add(const Figures& other) {
   pages_scanned += other.pages_scanned;
   shrinker_time += other.shrinker_time;
 }
 
-StallStats::StallStats(Limits limits) : limits_(limits) {
+StallStats::StallStats(Limits limits, const StallSpans& spans) : limits_(limits), spans_(spans) {
   limits_.task_rows = std::max<std::size_t>(limits_.task_rows, 1);
   recent_names_.fill({});
 }
@@ -146,23 +180,48 @@ std::string_view StallStats::intern(std::string_view name) {
 
 std::size_t StallStats::RowKeyHash::operator()(const RowKey& key) const {
   return spread(
-      hash_with(key.comm, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
-                               (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
-                           address_of(key.kind), address_of(key.span)}));
+      hash_with({}, {static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.pid)) << 2 |
+                         (key.other ? 2u : 0u) | (key.background ? 1u : 0u),
+                     address_of(key.kind), address_of(key.span), address_of(key.shrinker),
+                     address_of(key.instance)}));
 }
 
 std::size_t StallStats::OrderKeyHash::operator()(const OrderKey& key) const {
-  return spread(
-      hash_with(key.gfp_flags, {static_cast<std::uint64_t>(key.order) << 1 | (key.other ? 1u : 0u),
-                                address_of(key.kind)}));
+  return spread(hash_with(key.gfp_flags, {static_cast<std::uint64_t>(key.order.value_or(-1)) << 2 |
+                                              (key.order ? 2u : 0u) | (key.other ? 1u : 0u),
+                                          address_of(key.kind)}));
 }
 
+namespace {
+// The comm function_graph and the event lines print for a task whose comm
+// the kernel had not saved (trace_find_cmdline()).
+constexpr std::string_view kUnsavedComm = "<...>";
+} // namespace
+
+namespace {
+// The shrinker of a shrinker call: a span whose lines are its own
+// mm_shrink_slab_start and _end (or the end alone).
+std::optional<ShrinkerId> shrinker_call(const Incident& incident) {
+  const std::span<const Tracepoint> points = incident.tracepoints;
+  if (points.empty() || event_role(points.back().name) != EventRole::ShrinkSlabEnd ||
+      (points.size() > 1 && event_role(points.front().name) != EventRole::ShrinkSlabStart))
+    return std::nullopt;
+  return parse_shrinker_id(points.back().fields);
+}
+} // namespace
+
 StallRow& StallStats::row_for(const Incident& incident) {
-  const RowKey key{incident.pid,          false,
-                   incident.background,   incident.comm,
-                   intern(incident.kind), intern(incident.span)};
-  if (StallRow* const found = row_index_.find(key))
+  RowKey key{incident.pid, false, incident.background, intern(incident.kind), intern(incident.span),
+             {},           {}};
+  if (const std::optional<ShrinkerId> shrinker = shrinker_call(incident)) {
+    key.shrinker = intern(shrinker->symbol);
+    key.instance = intern(shrinker->instance);
+  }
+  if (StallRow* const found = row_index_.find(key)) {
+    if (found->comm != incident.comm && incident.comm != kUnsavedComm)
+      rename_task(incident.pid, incident.comm); // `<...>` until now, or an exec
     return *found;
+  }
   if (task_rows_ >= limits_.task_rows)
     fold_smallest_rows();
   StallRow* row = nullptr;
@@ -173,14 +232,31 @@ StallRow& StallStats::row_for(const Incident& incident) {
     free_rows_.pop_back();
   }
   row->pid = key.pid;
-  row->comm.assign(key.comm);
   row->kind = key.kind;
   row->span = key.span;
+  row->shrinker = key.shrinker;
+  row->instance = key.instance;
   row->background = key.background;
   row->other = false;
   row_index_.insert(RowKey::of(*row), row);
   ++task_rows_;
+  TaskName* name = task_names_.find(key.pid);
+  if (name == nullptr)
+    name = &task_names_.insert(key.pid,
+                               std::make_unique<TaskName>(TaskName{std::string(incident.comm), 0}));
+  else if (name->comm != incident.comm && incident.comm != kUnsavedComm)
+    rename_task(key.pid, incident.comm);
+  row->comm = name->comm;
+  ++name->rows;
   return *row;
+}
+
+void StallStats::rename_task(std::int32_t pid, std::string_view comm) {
+  if (TaskName* const name = task_names_.find(pid))
+    name->comm.assign(comm);
+  for (StallRow& row : rows_)
+    if (row.pid == pid && !row.other)
+      row.comm.assign(comm);
 }
 
 // Folds the task rows with the smallest totals (an eighth of the table) into
@@ -202,11 +278,21 @@ void StallStats::fold_smallest_rows() {
   for (std::size_t n = 0; n < batch; ++n) {
     StallRow& folded = *tasks[n].row;
     row_index_.erase(RowKey::of(folded));
-    const RowKey other_key{-1, true, folded.background, {}, folded.kind, folded.span};
+    const RowKey other_key{
+        -1, true, folded.background, folded.kind, folded.span, folded.shrinker, folded.instance};
+    if (TaskName* const name = task_names_.find(folded.pid); name && --name->rows == 0)
+      task_names_.erase(folded.pid);
     StallRow* into = row_index_.find(other_key);
     if (into == nullptr) {
-      into = &rows_.emplace_back(
-          StallRow{-1, {}, folded.kind, folded.span, folded.background, true, {}});
+      into = &rows_.emplace_back(StallRow{-1,
+                                          {},
+                                          folded.kind,
+                                          folded.span,
+                                          folded.shrinker,
+                                          folded.instance,
+                                          folded.background,
+                                          true,
+                                          {}});
       row_index_.insert(other_key, into);
     }
     into->durations.merge(folded.durations);
@@ -217,8 +303,20 @@ void StallStats::fold_smallest_rows() {
   }
 }
 
-void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
-                           Nanos duration) {
+StallStats::SpanClass StallStats::span_class(std::string_view span) {
+  for (const auto& [name, known] : span_classes_)
+    if (name.data() == span.data())
+      return known;
+  const auto named = [span](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), span) != names.end();
+  };
+  const SpanClass known{named(spans_.ordered), named(spans_.reclaim)};
+  span_classes_.emplace_back(span, known);
+  return known;
+}
+
+void StallStats::add_order(std::string_view kind, std::optional<std::int64_t> order,
+                           std::string_view gfp, Nanos duration) {
   kind = intern(kind);
   OrderRow* row = order_index_.find(OrderKey{false, kind, order, gfp});
   if (row == nullptr) {
@@ -369,7 +467,8 @@ void StallStats::incident(const Incident& incident) {
     return;
   }
   ++stalls_;
-  row_for(incident).durations.add(duration);
+  StallRow& row = row_for(incident);
+  row.durations.add(duration);
   if (histogram_ >= histograms_.size() || histograms_[histogram_].kind != incident.kind)
     histogram_ =
         static_cast<std::size_t>(&find_kind(histograms_, incident.kind) - histograms_.data());
@@ -377,11 +476,12 @@ void StallStats::incident(const Incident& incident) {
   histogram.histogram.add(duration);
   histogram.total += duration;
   if (!worst_ || duration > worst_->duration)
-    worst_ = WorstStall{incident.pid, std::string(incident.comm), std::string(incident.kind),
+    worst_ = WorstStall{incident.pid, row.comm, std::string(incident.kind),
                         std::string(incident.span), duration};
-  if (facts.order)
-    add_order(incident.kind, *facts.order, facts.gfp_flags, duration);
-  if (!facts.reclaim) {
+  const SpanClass known = span_class(intern(incident.span));
+  if (facts.order || known.ordered)
+    add_order(incident.kind, facts.order, facts.gfp_flags, duration);
+  if (!facts.reclaim && !known.reclaim) {
     drop_counted(incident);
     hold_lines(incident); // for a reclaim stall around this one
     return;
@@ -406,18 +506,41 @@ void StallStats::hold_lines(const Incident& incident) {
       hold(incident.pid, line);
 }
 
-std::vector<const StallRow*> StallStats::rows(bool background) const {
+std::vector<const StallRow*> StallStats::rows(StallTable table) const {
+  const bool background = table == StallTable::Background;
   std::vector<const StallRow*> rows;
   for (const StallRow& row : rows_)
     if (row.background == background && row.durations.count() > 0)
       rows.push_back(&row);
   std::sort(rows.begin(), rows.end(), [](const StallRow* a, const StallRow* b) {
     return std::forward_as_tuple(a->other, b->durations.total(), b->durations.count(), a->comm,
-                                 a->pid, a->kind, a->span) <
+                                 a->pid, a->kind, a->span, a->shrinker, a->instance) <
            std::forward_as_tuple(b->other, a->durations.total(), a->durations.count(), b->comm,
-                                 b->pid, b->kind, b->span);
+                                 b->pid, b->kind, b->span, b->shrinker, b->instance);
   });
   return rows;
+}
+
+void StallStats::finish(const ShrinkerStats& shrinkers) {
+  shrinkers_.clear();
+  for (const ShrinkerSummary& shrinker : shrinkers.summary()) {
+    shrinkers_.push_back({std::string(shrinker.symbol), {}, shrinker.totals});
+    if (shrinker.instances.size() > 1)
+      for (const ShrinkerSummary::Instance& instance : shrinker.instances)
+        shrinkers_.push_back(
+            {std::string(shrinker.symbol), std::string(instance.name), instance.totals});
+  }
+}
+
+bool StallStats::several_instances(std::string_view symbol) const {
+  std::string_view seen;
+  for (const StallRow& row : rows_)
+    if (row.shrinker == symbol && row.durations.count() > 0) {
+      if (!seen.empty() && seen.data() != row.instance.data())
+        return true;
+      seen = row.instance;
+    }
+  return false;
 }
 
 std::vector<const OrderRow*> StallStats::order_rows() const {

@@ -16,7 +16,9 @@
 #pragma once
 
 #include "bind/incident.h"
+#include "bind/shrinker_stats.h"
 #include "kernel/vocabulary.h"
+#include "profile/profile.h"
 #include "report/latency.h"
 #include "util/flat_map.h"
 
@@ -36,21 +38,47 @@ namespace allocwatch {
 // One task's stalls of one kind and span (or, `other`, the tasks folded away).
 struct StallRow {
   std::int32_t pid = -1;
+  // The task's comm: the newest its lines printed, but `<...>` (the kernel
+  // had not saved it) only while no other was seen; the same in every row
+  // of the pid.
   std::string comm;
   // Views into the StallStats that made the row: each name is kept once.
   std::string_view kind; // "direct reclaim"
   std::string_view span; // "try_to_free_pages", "memcg_reclaim"
+  // A shrinker call (a span of its mm_shrink_slab_start and _end lines):
+  // which shrinker, "super_cache_scan" and its instance "0000000052cfc56b";
+  // a row per shrinker. Empty for other spans.
+  std::string_view shrinker;
+  std::string_view instance;
   bool background = false;
   bool other = false; // the sum of the task rows folded to make room
   LatencySketch durations;
 };
+
+// Which spans' stalls count in the order and reclaim tables, whether or not
+// a given stall's own begin or end line was claimed (a return stamped late
+// leaves its begin outside the computed window): every table counts the
+// same stalls. From the profile (stall_spans), by span name.
+struct StallSpans {
+  // Spans bound to an event that prints the order (a reclaim begin,
+  // mm_compaction_try_to_compact_pages): each stall is an order row, `?`
+  // when its line was not claimed.
+  std::vector<std::string> ordered;
+  // Spans bound to a reclaim begin or end event: each stall is a reclaim.
+  std::vector<std::string> reclaim;
+};
+
+// The profile's spans (every kernel name of a function) by the events its
+// bindings and pairs give them.
+StallSpans stall_spans(const Profile& profile);
 
 // Reclaim and compaction stalls by the order and gfp flags their begin
 // tracepoint printed (mm_vmscan_*_reclaim_begin,
 // mm_compaction_try_to_compact_pages).
 struct OrderRow {
   std::string kind;
-  std::int64_t order = 0;
+  // None: the stall's begin line was not claimed; its flags are unknown too.
+  std::optional<std::int64_t> order = 0;
   std::string gfp_flags;
   bool other = false; // the rows folded to make room: order and flags unknown
   std::uint64_t count = 0;
@@ -59,7 +87,8 @@ struct OrderRow {
 };
 
 // What the reclaim stalls of one kind got for their time. A reclaim stall is
-// a stall that printed an mm_vmscan_*_reclaim_begin or _end line. Its pages
+// a stall of a StallSpans::reclaim span, or one that printed an
+// mm_vmscan_*_reclaim_begin or _end line. Its pages
 // scanned and shrinker time are those of the lines of its task printed
 // before it closed (by it, or by a slow call before it) whose timestamps lie
 // in its binding window [start - 1 us, end]: the lines DESIGN.md's rule
@@ -79,6 +108,15 @@ struct ReclaimTotals {
   Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
 };
 
+// A shrinker's totals over every call the run saw, slow or not (the
+// binder's ShrinkerStats, kept for the report): `instance` empty for the
+// symbol's own row, which its instances' rows follow when it has several.
+struct ShrinkerRow {
+  std::string symbol;
+  std::string instance;
+  ShrinkerTotals totals;
+};
+
 struct KindHistogram {
   std::string kind;
   Nanos total = 0;
@@ -93,6 +131,10 @@ struct WorstStall {
   Nanos duration = 0;
 };
 
+// The two tables of task rows: the stalls of tasks that allocate, and the
+// background work of the profile's background tasks (kswapd, kcompactd).
+enum class StallTable : std::uint8_t { Tasks, Background };
+
 class StallStats : public Sink {
 public:
   struct Limits {
@@ -103,21 +145,28 @@ public:
   };
 
   StallStats() : StallStats(Limits{}) {}
-  explicit StallStats(Limits limits);
+  // A span that `spans` does not name is a reclaim or has an order row only
+  // when a stall of it printed the line that says so.
+  explicit StallStats(Limits limits, const StallSpans& spans = {});
 
   void incident(const Incident& incident) override;
   void passthrough(std::string_view, Nanos) override {}
-  void finish(const ShrinkerStats&) override {}
+  void finish(const ShrinkerStats& shrinkers) override;
 
-  // Task rows (background or not), largest total first (then more stalls,
-  // then by comm, pid, kind, span); the "other tasks" rows last.
-  std::vector<const StallRow*> rows(bool background) const;
+  // The rows of one table, largest total first (then more stalls, then by
+  // comm, pid, kind, span, shrinker); the "other tasks" rows last.
+  std::vector<const StallRow*> rows(StallTable table) const;
   // Largest total first (then by kind, order, flags); folded rows last.
   std::vector<const OrderRow*> order_rows() const;
   // By kind, largest total first.
   std::vector<ReclaimTotals> reclaim() const;
   // Stalls of tasks (not background work), one per kind, largest total first.
   std::vector<const KindHistogram*> histograms() const;
+
+  // Every shrinker's totals, largest first, once finish() has run.
+  const std::vector<ShrinkerRow>& shrinkers() const { return shrinkers_; }
+  // Whether the rows name more than one instance of the shrinker `symbol`.
+  bool several_instances(std::string_view symbol) const;
 
   // Stall spans of tasks so far (a span of a kind, not background work).
   std::uint64_t stalls() const { return stalls_; }
@@ -161,9 +210,18 @@ private:
   // them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
+  // Names the task `pid`, and every row of it, `comm`.
+  void rename_task(std::int32_t pid, std::string_view comm);
   std::string_view intern(std::string_view name);
   void fold_smallest_rows();
-  void add_order(std::string_view kind, std::int64_t order, std::string_view gfp, Nanos duration);
+  void add_order(std::string_view kind, std::optional<std::int64_t> order, std::string_view gfp,
+                 Nanos duration);
+  // What `spans` says of an interned span name.
+  struct SpanClass {
+    bool ordered = false;
+    bool reclaim = false;
+  };
+  SpanClass span_class(std::string_view span);
   HeldFigures take_held(const Incident& incident);
   void drop_counted(const Incident& incident);
   void hold(std::int32_t pid, const HeldFigures& figures);
@@ -178,23 +236,25 @@ private:
     }
   };
 
-  // A task row's key: who (pid, comm; or the "other tasks" of a kind), what
-  // (interned names). Its comm is the row's own: rows stay put in rows_.
+  // A task row's key: who (a pid; or the "other tasks" of a kind), what
+  // (interned names). Not the comm: lines of one pid are one task, whatever
+  // comm the kernel printed on each (`<...>` when it had not saved it).
   struct RowKey {
     std::int32_t pid;
     bool other;
     bool background;
-    std::string_view comm;
     std::string_view kind;
     std::string_view span;
+    std::string_view shrinker;
+    std::string_view instance;
     // The names are interned: one address each.
     bool operator==(const RowKey& other) const {
       return pid == other.pid && this->other == other.other && background == other.background &&
              kind.data() == other.kind.data() && span.data() == other.span.data() &&
-             comm == other.comm;
+             shrinker.data() == other.shrinker.data() && instance.data() == other.instance.data();
     }
     static RowKey of(const StallRow& row) {
-      return {row.pid, row.other, row.background, row.comm, row.kind, row.span};
+      return {row.pid, row.other, row.background, row.kind, row.span, row.shrinker, row.instance};
     }
   };
   struct RowKeyHash {
@@ -205,7 +265,7 @@ private:
   struct OrderKey {
     bool other;
     std::string_view kind;
-    std::int64_t order;
+    std::optional<std::int64_t> order;
     std::string_view gfp_flags;
     bool operator==(const OrderKey&) const = default;
   };
@@ -214,11 +274,20 @@ private:
   };
 
   Limits limits_;
+  StallSpans spans_;
+  // span_class' answers by interned name (a handful of spans).
+  std::vector<std::pair<std::string_view, SpanClass>> span_classes_;
   // A deque: rows stay put, so that the index can point at them and their
   // comms, with no key to build or allocate when thousands of tasks come
   // and go.
   std::deque<StallRow> rows_;
   FlatMap<RowKey, StallRow*, RowKeyHash> row_index_;
+  // The comm of each pid that has task rows, and how many it has.
+  struct TaskName {
+    std::string comm;
+    std::size_t rows = 0;
+  };
+  FlatMap<std::int32_t, std::unique_ptr<TaskName>, IntegerHash> task_names_;
   // Kind and span names, each kept once; rows point into them.
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
   std::array<std::string_view, 64> recent_names_; // a cache of names_, by address
@@ -234,6 +303,7 @@ private:
   std::deque<OrderRow> orders_;       // as rows_
   FlatMap<OrderKey, OrderRow*, OrderKeyHash> order_index_;
   std::vector<ReclaimTotals> reclaim_;
+  std::vector<ShrinkerRow> shrinkers_;
   std::vector<KindHistogram> histograms_;
   // Per task, by their first timestamp; at most kHeldFigures in all: a slow
   // reclaim may hold hundreds of quicker shrinker calls whose caller was too

@@ -19,7 +19,8 @@ constexpr Nanos ms = kMilli;
 // span's own line last) and keeps their lines alive.
 struct Feed {
   StallStats stats;
-  explicit Feed(StallStats::Limits limits = {}) : stats(limits) {}
+  explicit Feed(StallStats::Limits limits = {}, const StallSpans& spans = {})
+      : stats(limits, spans) {}
 
   void span(std::string_view span, std::string_view kind, std::int32_t pid, std::string_view comm,
             Nanos start, Nanos end, std::vector<std::string> lines = {"} /* x */"},
@@ -53,7 +54,7 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 20 * ms, 21 * ms);
   f.span("__alloc_pages", "allocation", 160, "dd", 0, 9 * ms);
   f.span("shrink_node", "", 160, "dd", 0, 8 * ms); // not a stall: no row
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0]->comm == "dd");
   CHECK(rows[0]->durations.total() == 9 * ms);
@@ -65,7 +66,7 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   CHECK(rows[1]->durations.max() == 3 * ms);
   CHECK(rows[1]->durations.percentile(99) == 3 * ms);
   CHECK(rows[2]->kind == "direct reclaim");
-  CHECK(f.stats.rows(true).empty());
+  CHECK(f.stats.rows(StallTable::Background).empty());
   CHECK(f.stats.stalls() == 4);
   REQUIRE(f.stats.worst());
   CHECK(f.stats.worst()->comm == "dd");
@@ -73,11 +74,39 @@ TEST_CASE("stall stats: a row per task, kind and span, largest total first") {
   CHECK(f.stats.worst()->duration == 9 * ms);
 }
 
-TEST_CASE("stall stats: the same pid under another comm (after exec) is another task") {
+TEST_CASE("stall stats: a pid is one task, named by its newest comm (after exec)") {
   Feed f;
   f.span("__alloc_pages", "allocation", 171, "init", 0, 1 * ms);
+  f.span("try_to_free_pages", "direct reclaim", 171, "init", 0, 1 * ms);
   f.span("__alloc_pages", "allocation", 171, "memhog", 5 * ms, 7 * ms);
-  CHECK(f.stats.rows(false).size() == 2);
+  const auto rows = f.stats.rows(StallTable::Tasks);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]->comm == "memhog");
+  CHECK(rows[0]->durations.count() == 2);
+  CHECK(rows[1]->comm == "memhog"); // every row of the pid
+}
+
+TEST_CASE("stall stats: lines printed as <...> belong to their pid's task and name") {
+  Feed f;
+  // The kernel had not saved the comm yet: `<...>` first, then its name.
+  f.span("__alloc_pages", "allocation", 179, "<...>", 0, 1 * ms);
+  f.span("__alloc_pages", "allocation", 179, "dd", 2 * ms, 4 * ms);
+  f.span("__alloc_pages", "allocation", 179, "<...>", 5 * ms, 6 * ms);
+  // A new row of the task while its lines print `<...>`: the task's name.
+  f.span("try_to_free_pages", "direct reclaim", 179, "<...>", 5 * ms, 6 * ms);
+  // A pid seen only as `<...>` keeps it.
+  f.span("__alloc_pages", "allocation", 156, "<...>", 0, 1 * ms);
+  const auto rows = f.stats.rows(StallTable::Tasks);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]->comm == "dd");
+  CHECK(rows[0]->durations.count() == 3);
+  // Equal totals: by comm, "<...>" first.
+  CHECK(rows[1]->comm == "<...>");
+  CHECK(rows[1]->pid == 156);
+  CHECK(rows[2]->comm == "dd");
+  CHECK(rows[2]->kind == "direct reclaim");
+  REQUIRE(f.stats.worst());
+  CHECK(f.stats.worst()->comm == "dd");
 }
 
 TEST_CASE("stall stats: background work has its own rows, and nothing else") {
@@ -85,11 +114,11 @@ TEST_CASE("stall stats: background work has its own rows, and nothing else") {
   f.span("shrink_slab", "shrinker", 44, "kswapd0", 0, 5 * ms, {"x"}, true);
   f.span("shrink_slab", "shrinker", 44, "kswapd0", 10 * ms, 12 * ms, {"x"}, true);
   f.span("shrink_node", "", 44, "kswapd0", 0, 20 * ms, {"x"}, true);
-  const auto background = f.stats.rows(true);
+  const auto background = f.stats.rows(StallTable::Background);
   REQUIRE(background.size() == 1);
   CHECK(background[0]->background);
   CHECK(background[0]->durations.count() == 2);
-  CHECK(f.stats.rows(false).empty());
+  CHECK(f.stats.rows(StallTable::Tasks).empty());
   CHECK(f.stats.histograms().empty());
   CHECK(f.stats.stalls() == 0);
   CHECK_FALSE(f.stats.worst());
@@ -98,7 +127,7 @@ TEST_CASE("stall stats: background work has its own rows, and nothing else") {
 TEST_CASE("stall stats: spans without timestamps are not counted") {
   Feed f;
   f.span("__alloc_pages", "allocation", 1, "a", -1, -1);
-  CHECK(f.stats.rows(false).empty());
+  CHECK(f.stats.rows(StallTable::Tasks).empty());
   CHECK(f.stats.stalls() == 0);
 }
 
@@ -125,7 +154,7 @@ TEST_CASE("stall stats: rows stay bounded; the smallest task is folded into 'oth
   f.span("a", "allocation", 3, "mid", 0, 20 * ms);
   // A fourth task: the smallest (2) is folded away.
   f.span("a", "allocation", 4, "new", 0, 2 * ms);
-  auto rows = f.stats.rows(false);
+  auto rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 4);
   CHECK(rows[0]->pid == 1);
   CHECK(rows[1]->pid == 3);
@@ -136,7 +165,7 @@ TEST_CASE("stall stats: rows stay bounded; the smallest task is folded into 'oth
   // The folded task stalls again: a new row, made room for by folding the
   // smallest (4, 2 ms) into the same "other tasks" row.
   f.span("a", "allocation", 2, "small", 0, 7 * ms);
-  rows = f.stats.rows(false);
+  rows = f.stats.rows(StallTable::Tasks);
   REQUIRE(rows.size() == 4);
   CHECK(rows[2]->pid == 2);
   CHECK(rows[3]->other);
@@ -158,7 +187,7 @@ TEST_CASE("stall stats: many tasks, bounded rows") {
   Feed f(StallStats::Limits{.task_rows = 100});
   for (int pid = 1; pid <= 5000; ++pid)
     f.span("a", "allocation", pid, "t", 0, pid * us);
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   // Folded an eighth at a time: between 88 and 100 task rows, and one other.
   REQUIRE(rows.size() >= 89);
   REQUIRE(rows.size() <= 101);
@@ -189,7 +218,8 @@ TEST_CASE("stall stats: reclaim and compaction stalls by order and gfp flags") {
          {event(170, 20 * ms, "mm_compaction_try_to_compact_pages",
                 "order=9 gfp_mask=GFP_TRANSHUGE priority=2"),
           return_line("try_to_compact_pages")});
-  // No begin line printed: not in this table.
+  // No begin line printed, and no profile to say try_to_free_pages prints
+  // one: not in this table.
   f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 30 * ms, 40 * ms);
   const auto orders = f.stats.order_rows();
   REQUIRE(orders.size() == 2);
@@ -202,6 +232,50 @@ TEST_CASE("stall stats: reclaim and compaction stalls by order and gfp flags") {
   CHECK(orders[1]->kind == "direct compaction");
   CHECK(orders[1]->order == 9);
   CHECK(orders[1]->gfp_flags == "GFP_TRANSHUGE");
+}
+
+TEST_CASE("stall stats: a stall whose begin or end was not claimed counts in every table") {
+  Profile profile;
+  profile.functions = {{{"try_to_free_pages"}, {}},
+                       {{"__alloc_pages_noprof", "__alloc_pages"}, {}}};
+  profile.bindings = {{{"try_to_free_pages"},
+                       {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end"},
+                       {}},
+                      {{"__alloc_pages"}, {"mm_compaction_try_to_compact_pages"}, {}}};
+  profile.pairs = {{"compaction", "mm_compaction_begin", "mm_compaction_end", {}, false, {}, {}}};
+  const StallSpans spans = stall_spans(profile);
+  CHECK(spans.reclaim == std::vector<std::string>{"try_to_free_pages"});
+  // Every kernel name of a bound function.
+  CHECK(spans.ordered ==
+        std::vector<std::string>{"try_to_free_pages", "__alloc_pages_noprof", "__alloc_pages"});
+
+  Feed f({}, spans);
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 1 * ms, 3 * ms,
+         {event(170, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0 gfp_flags=GFP_KERNEL"),
+          event(170, 3 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=34"),
+          return_line("try_to_free_pages")});
+  // Its return came late: the begin lies before the computed start.
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 5 * ms, 6 * ms,
+         {event(170, 6 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=2"),
+          return_line("try_to_free_pages")});
+  // Later still: neither line claimed.
+  f.span("try_to_free_pages", "direct reclaim", 170, "memhog", 8 * ms, 12 * ms);
+  f.span("compaction", "compaction", 170, "memhog", 20 * ms, 30 * ms);
+
+  const auto orders = f.stats.order_rows();
+  REQUIRE(orders.size() == 2);
+  CHECK(orders[0]->kind == "direct reclaim");
+  CHECK(!orders[0]->order); // `?`
+  CHECK(orders[0]->count == 2);
+  CHECK(orders[0]->total == 5 * ms);
+  CHECK(orders[1]->order == 0);
+  CHECK(orders[1]->count == 1);
+  const auto reclaim = f.stats.reclaim();
+  REQUIRE(reclaim.size() == 1);
+  CHECK(reclaim[0].count == 3);
+  CHECK(reclaim[0].total == 7 * ms);
+  CHECK(reclaim[0].pages_reclaimed == 36);
+  CHECK(f.stats.histograms().size() == 2);
 }
 
 TEST_CASE("stall stats: order rows stay bounded") {
@@ -419,7 +493,7 @@ TEST_CASE("stall stats: thousands of tasks coming back find their rows through e
       ++stalls;
       total += duration;
     }
-  const auto rows = f.stats.rows(false);
+  const auto rows = f.stats.rows(StallTable::Tasks);
   std::set<std::tuple<std::int32_t, std::string, std::string_view, std::string_view>> seen;
   std::uint64_t count = 0;
   Nanos sum = 0;
@@ -438,4 +512,43 @@ TEST_CASE("stall stats: thousands of tasks coming back find their rows through e
   // Every row made was kept or folded: a row is made only for a new key.
   CHECK(f.stats.folded_rows() > 0);
   CHECK(f.stats.folded_rows() + task_rows <= stalls);
+}
+
+TEST_CASE("stall stats: a shrinker call's row names its shrinker; the totals of every call") {
+  Feed f;
+  const auto call = [&](std::string_view instance, Nanos start, Nanos end) {
+    const std::string id = "super_cache_scan+0x0/0x1f0 " + std::string(instance) + ": nid: 0";
+    f.span("shrinker", "shrinker", 170, "memhog", start, end,
+           {event(170, start, "mm_shrink_slab_start", id + " objects to shrink 0"),
+            event(170, end, "mm_shrink_slab_end", id + " unused scan count 0")});
+  };
+  call("0000000099ad4c05", 0, 5 * ms);
+  call("0000000052cfc56b", 10 * ms, 12 * ms);
+  call("0000000099ad4c05", 20 * ms, 21 * ms);
+  // The function shrink_slab, of the same kind: a row of its own.
+  f.span("shrink_slab", "shrinker", 170, "memhog", 30 * ms, 31 * ms);
+  const auto rows = f.stats.rows(StallTable::Tasks);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]->span == "shrinker");
+  CHECK(rows[0]->shrinker == "super_cache_scan");
+  CHECK(rows[0]->instance == "0000000099ad4c05");
+  CHECK(rows[0]->durations.count() == 2);
+  CHECK(rows[1]->instance == "0000000052cfc56b");
+  CHECK(rows[2]->span == "shrink_slab");
+  CHECK(rows[2]->shrinker.empty());
+  CHECK(f.stats.several_instances("super_cache_scan"));
+
+  ShrinkerStats shrinkers;
+  shrinkers.add("super_cache_scan", "0000000099ad4c05", 6 * ms);
+  shrinkers.add("super_cache_scan", "0000000052cfc56b", 2 * ms);
+  shrinkers.add("kfree_rcu_shrink_scan", "00000000367b3020", 1 * ms);
+  f.stats.finish(shrinkers);
+  const auto& totals = f.stats.shrinkers();
+  REQUIRE(totals.size() == 4);
+  CHECK(totals[0].symbol == "super_cache_scan");
+  CHECK(totals[0].instance.empty());
+  CHECK(totals[0].totals.total == 8 * ms);
+  CHECK(totals[1].instance == "0000000099ad4c05");
+  CHECK(totals[2].instance == "0000000052cfc56b");
+  CHECK(totals[3].symbol == "kfree_rcu_shrink_scan"); // one instance: no row of it
 }

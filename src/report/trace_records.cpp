@@ -1,6 +1,7 @@
 #include "report/trace_records.h"
 
 #include "cgroup/task_cgroups.h"
+#include "trace/parser.h"
 
 namespace allocwatch {
 
@@ -42,6 +43,13 @@ void span_record(const Incident& incident, RecordValue& record) {
 void lost_record(std::string_view line, RecordValue& record) {
   record.clear();
   record.string("type", "lost").string("line", line);
+  // A LOST line is rare and short: read here, not carried by every sink.
+  const Record lost = parse_line(line);
+  if (lost.kind != LineKind::Lost)
+    return;
+  record.integer("cpu", lost.cpu);
+  if (lost.lost > 0)
+    record.count("events", lost.lost);
 }
 
 void shrinker_record(const ShrinkerSummary& shrinker, RecordValue& record) {

@@ -8,7 +8,8 @@
 //    "lines":["...", "..."],
 //    "tracepoints":[{"event":"mm_vmscan_direct_reclaim_begin","ts_ns":16466577000,
 //                    "fields":{"order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE"}}, ...]}
-//   {"type":"lost","line":"CPU:0 [LOST 600 EVENTS]"}
+//   {"type":"lost","line":"CPU:0 [LOST 600 EVENTS]","cpu":0,"events":600}
+//   ("events" only when the kernel counted them: not for "CPU:0 [LOST EVENTS]")
 //   {"type":"shrinker","symbol":"super_cache_scan","total_ns":8455000,
 //    "max_ns":466000,"calls":40,"instances":[{"instance":"00000000ce7941b5",
 //    "total_ns":1200000,"max_ns":400000,"calls":12}, ...]}

@@ -16,12 +16,13 @@ one "ok ..." or "FAIL ..." line each (exit 1 if any failed):
     (try_to_free_mem_cgroup_pages);
   - for those two functions, one row per task (by pid) with exactly the
     count, total and max of that task's returns in RAW (milliseconds with
-    three decimals, truncated), and no row RAW does not account for;
-  - the latency histogram of each of the two kinds counts all their stalls;
+    three decimals, rounded), and no row RAW does not account for;
+  - the latency histogram and the order table of each of the two kinds
+    count all their stalls (one count per stall: a stall whose begin line
+    was not claimed has the order `?`);
   - the "what slow reclaim got" row of each of the two kinds has the count,
-    total, pages scanned and pages reclaimed that RAW gives: the returns over
-    threshold with their kind's begin or end tracepoint in [start - 1 us,
-    end] of the same task, the nr_scanned of the mm_vmscan_lru_shrink_inactive
+    total, pages scanned and pages reclaimed that RAW gives: every return
+    over threshold, the nr_scanned of the mm_vmscan_lru_shrink_inactive
     lines and the nr_reclaimed of the kind's end lines in that interval
     (DESIGN.md's binding rule: the slow reclaim call or a slow call inside it
     claims them); and direct reclaim scanned and reclaimed pages.
@@ -61,7 +62,8 @@ def result(ok, text):
 
 
 def ms(ns):
-    return f"{ns // 1_000_000}.{ns // 1000 % 1000:03d}"
+    us = (ns + 500) // 1000  # rounded to the microsecond, half up
+    return f"{us // 1000}.{us % 1000:03d}"
 
 
 class Raw:
@@ -99,8 +101,6 @@ class Raw:
                 start = ts - duration - MICRO
                 inside = [ev for ev in events[pid] if start <= ev[0] <= ts]
                 events[pid] = [ev for ev in events[pid] if ev[0] > ts]
-                if not any(name in (prefix + "_begin", prefix + "_end") for _, name, _ in inside):
-                    continue
                 totals = self.reclaim[kind]
                 totals[0] += 1
                 totals[1] += duration
@@ -193,6 +193,13 @@ def main():
             counted = sum(int(b.group(1)) for b in
                           (re.match(r"^  \[\S+, \S+\)\s+(\d+) \|", bar) for bar in bars) if b)
             histograms[m.group(1)] = (int(m.group(2)), counted)
+    orders = defaultdict(int)
+    by_order = next((v for k, v in parts.items()
+                     if k.startswith("allocwatch: reclaim and compaction stalls by order")), [])
+    for line in by_order:
+        c = cells(line)
+        if len(c) == 6 and c[0] != "KIND":
+            orders[c[0]] += int(c[3])
     reclaim = {}
     got = next((v for k, v in parts.items() if k.startswith("allocwatch: what slow reclaim got")), [])
     for line in got:
@@ -222,6 +229,8 @@ def main():
         h = histograms.get(kind)
         result(h == (stalls, stalls),
                f"{kind} histogram counts its {stalls} stalls (report: {h})")
+        result(orders.get(kind, 0) == stalls,
+               f"{kind} order rows count its {stalls} stalls (report: {orders.get(kind, 0)})")
         t = raw.reclaim.get(kind, [0, 0, 0, 0])
         expected = (t[0], ms(t[1]), t[2], t[3]) if t[0] else None
         r = reclaim.get(kind)

@@ -127,29 +127,31 @@ report_case 'top rows only, memcg cut' 'memcg reclaim rows present' "$keep" \
 report_case 'a count wrong' 'memcg reclaim rows equal' "$keep" \
   's/\(try_to_free_mem_cgroup_pages *\)2/\13/'
 report_case 'a total wrong' 'direct reclaim rows equal' "$keep" \
-  's/\(try_to_free_pages *1 *\)2.001/\12.002/'
+  's/\(try_to_free_pages *1 *\)2.002/\12.003/'
 report_case 'a row the trace has not' 'direct reclaim rows equal' "$keep" \
   '/memhog-301  direct reclaim/p; s/memhog-301  direct reclaim/memhog-302  direct reclaim/'
 report_case 'direct reclaim under another span' 'direct reclaim rows equal' "$keep" \
   '/memhog-301  direct reclaim/p; s/\(memhog-301  direct reclaim  \)try_to_free_pages/\1direct_reclaim   /'
 report_case 'a histogram short' 'memcg reclaim histogram counts' "$keep" \
   's/^\(  \[512, 1K)  *\)1 |/\10 |/'
+report_case 'an order row short' 'memcg reclaim order rows count' "$keep" \
+  's/^\(  memcg reclaim  *0  GFP_HIGHUSER_MOVABLE|__GFP_COMP  *\)2 /\11 /'
 report_case 'no direct reclaim in what reclaim got' 'direct reclaim in what slow reclaim got' \
   "$keep" '/^  direct reclaim   *1  /d'
 report_case 'pages scanned miscounted' 'memcg reclaim in what slow reclaim got' "$keep" \
-  's/^\(  memcg reclaim .* 1\.322 *\)96 /\195 /'
+  's/^\(  memcg reclaim .* 1\.323 *\)96 /\195 /'
 report_case 'pages reclaimed miscounted' 'direct reclaim in what slow reclaim got' "$keep" \
-  's/^\(  direct reclaim .* 2\.001 *48 *\)40 /\141 /'
+  's/^\(  direct reclaim .* 2\.002 *48 *\)40 /\141 /'
 report_case 'direct reclaim scanned nothing' 'direct reclaim scanned and reclaimed pages' \
-  '/memhog-301 .*lru_shrink_inactive/d' 's/^\(  direct reclaim .* 2\.001 *\)48 /\1 0 /'
+  '/memhog-301 .*lru_shrink_inactive/d' 's/^\(  direct reclaim .* 2\.002 *\)48 /\1 0 /'
 report_case 'no scan events, as the kernel said' pass '/lru_shrink_inactive/d' \
-  's/^\(  direct reclaim .* 2\.001 *\)48 /\1 0 /; s/^\(  memcg reclaim .* 1\.322 *\)96 /\1 0 /' \
+  's/^\(  direct reclaim .* 2\.002 *\)48 /\1 0 /; s/^\(  memcg reclaim .* 1\.323 *\)96 /\1 0 /' \
   "$keep" --no-scan-events 'MGLRU before 6.7'
 report_case 'scan events where the kernel should print none' 'no mm_vmscan_lru_shrink_inactive in the raw trace' \
   "$keep" "$keep" "$keep" --no-scan-events 'MGLRU before 6.7'
 report_case 'no scan events and nothing reclaimed' 'direct reclaim reclaimed pages' \
   '/lru_shrink_inactive/d; s/nr_reclaimed=40/nr_reclaimed=0/' \
-  's/^\(  direct reclaim .* 2\.001 *\)48  *40 /\1 0  0 /; s/^\(  memcg reclaim .* 1\.322 *\)96 /\1 0 /' \
+  's/^\(  direct reclaim .* 2\.002 *\)48  *40 /\1 0  0 /; s/^\(  memcg reclaim .* 1\.323 *\)96 /\1 0 /' \
   "$keep" --no-scan-events 'MGLRU before 6.7'
 $python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixtures/report-good.err \
   >"$tmp/log" 2>&1

@@ -45,7 +45,7 @@ PAIR_KINDS = {
     "memcg_softlimit_reclaim": "memcg soft limit reclaim",
     "node_reclaim": "node reclaim",
     "compaction": "compaction",
-    "shrink_slab": "shrinker",
+    "shrinker": "shrinker",
 }
 BACKGROUND = ("kswapd", "kcompactd")
 CGROUP_FAMILIES = ("allocwatch_cgroup_stalls_total", "allocwatch_cgroup_stall_seconds_total")

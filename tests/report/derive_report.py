@@ -13,13 +13,19 @@ allocwatch's code), this recomputes:
     never above the max), background tasks apart;
   - per kind: the log2 microsecond histogram (exact);
   - per kind, order and gfp flags of the printed begin tracepoint: count,
-    total, max;
-  - per kind of reclaim stall: count, total, the pages scanned and
+    total, max; a stall of a span the profile binds to an order-printing
+    event (a reclaim begin, mm_compaction_try_to_compact_pages) whose
+    begin was not claimed has order and flags null;
+  - per kind of reclaim stall (a span the profile binds to a reclaim begin
+    or end event, or one that printed one): count, total, the pages scanned and
     shrinker time of the lines of the same task printed up to it whose
     timestamps lie in its window [start - 1 us, end] (each line for the
     first reclaim stall whose window holds it, and for the reclaims whose
     windows hold that one's), and the pages reclaimed its own end line
     printed.
+and checks that every table counts the same stalls: per kind, the stall
+rows, the histogram, the order rows (a kind with ordered spans) and the
+reclaim row (a reclaim kind) have one count.
 Prints one line per check; exit 1 if any differs.
 """
 import json
@@ -34,6 +40,7 @@ MICRO = 1000
 GRAPH_COMM_BYTES = 7
 RECLAIM_BEGIN = re.compile(r"^mm_vmscan_.*_reclaim_begin$")
 RECLAIM_END = re.compile(r"^mm_vmscan_.*_reclaim_end$")
+SHRINK_END = re.compile(r" mm_shrink_slab_end: ([^+ ]+)\+\S+ (\S+):")
 
 failures = 0
 
@@ -63,7 +70,25 @@ def load_profile(path):
             pair_kind[pair] = stall["kind"]
     pair_end = {p["name"]: p["end"] for p in profile.get("pairs", [])}
     background = profile.get("background", ["kswapd", "kcompactd"])
-    return function_kind, pair_kind, pair_end, background
+    # Spans by the events bound to them: those whose stalls have an order,
+    # those whose stalls are reclaims.
+    ordered, reclaim = set(), set()
+
+    def classify(span, event):
+        if RECLAIM_BEGIN.match(event) or event == "mm_compaction_try_to_compact_pages":
+            ordered.add(span)
+        if RECLAIM_BEGIN.match(event) or RECLAIM_END.match(event):
+            reclaim.add(span)
+
+    for binding in profile.get("bindings", []):
+        for function in binding["functions"]:
+            for name in alternatives.get(function, [function]):
+                for event in binding["events"]:
+                    classify(name, event)
+    for p in profile.get("pairs", []):
+        for event in [p["begin"], p["end"]] + p.get("claims", []):
+            classify(p["name"], event)
+    return function_kind, pair_kind, pair_end, background, ordered, reclaim
 
 
 def is_background(comm, names):
@@ -79,6 +104,19 @@ def percentile_99(durations):
 
 def log2_bucket(duration_ns):
     return (duration_ns // MICRO).bit_length()
+
+
+def shrinker_of(span):
+    """(symbol, instance) of a shrinker call, a span whose lines are its own
+    mm_shrink_slab_start and end; (None, None) for other spans."""
+    tps = span["tracepoints"]
+    # From the line: an instance of decimal digits alone is a number in
+    # "fields", its leading zeros gone.
+    end = SHRINK_END.search(span["lines"][-1])
+    if tps and tps[-1]["event"] == "mm_shrink_slab_end" and end and (
+            len(tps) == 1 or tps[0]["event"] == "mm_shrink_slab_start"):
+        return (end.group(1), end.group(2))
+    return (None, None)
 
 
 def figure_lines(span):
@@ -112,17 +150,20 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    function_kind, pair_kind, pair_end, background_names = load_profile(sys.argv[1])
+    (function_kind, pair_kind, pair_end, background_names, ordered_spans,
+     reclaim_spans) = load_profile(sys.argv[1])
     spans, report = [], defaultdict(list)
     with open(sys.argv[2], encoding="utf-8") as f:
         for line in f:
             record = json.loads(line)
             if record["type"] == "span":
                 spans.append(record)
-            elif record["type"] in ("stall", "background", "order", "reclaim", "histogram"):
+            elif record["type"] in ("stall", "background", "order", "reclaim", "histogram",
+                                    "run"):
                 report[record["type"]].append(record)
 
     rows = defaultdict(list)
+    task_comm = {}
     histograms = defaultdict(lambda: defaultdict(int))
     orders = defaultdict(list)
     # What reclaim got, in the order the spans closed: per task, the figure
@@ -149,7 +190,11 @@ def main():
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
         duration = span["duration_ns"]
-        rows[(background, span["pid"], span["comm"], kind, name)].append(duration)
+        rows[(background, span["pid"], kind, name) + shrinker_of(span)].append(duration)
+        # A pid is one task, named by its newest comm; `<...>` (the kernel
+        # had not saved it) only while it has no other.
+        if span["comm"] != "<...>" or span["pid"] not in task_comm:
+            task_comm[span["pid"]] = span["comm"]
         if background:
             continue
         histograms[kind][log2_bucket(duration)] += 1
@@ -159,14 +204,17 @@ def main():
         if begin is not None and isinstance(begin["fields"].get("order"), int):
             gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
             orders[(kind, begin["fields"]["order"], gfp)].append(duration)
+        elif name in ordered_spans:
+            orders[(kind, None, None)].append(duration)
         window = (span["start_ns"] - MICRO, span["end_ns"])
 
         def in_window(h):
             return window[0] <= h[0] and h[1] <= window[1]
 
         inside = [h for h in held[span["pid"]] if in_window(h)]
-        if not any(RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
-                   for tp in span["tracepoints"]):
+        if name not in reclaim_spans and not any(
+                RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
+                for tp in span["tracepoints"]):
             held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and in_window(h))]
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
@@ -184,11 +232,23 @@ def main():
                                       sum(h[3] for h in taken), True))
 
     # Stall and background rows.
-    got = {}
+    got, twice = {}, []
     for kind_of_row in ("stall", "background"):
         for r in report[kind_of_row]:
             check(r["pid"] >= 0, f"{kind_of_row} row of {r['comm']}: a task, not folded ones")
-            got[(kind_of_row == "background", r["pid"], r["comm"], r["kind"], r["span"])] = r
+            key = (kind_of_row == "background", r["pid"], r["kind"], r["span"],
+                   r.get("shrinker"), r.get("instance"))
+            if key in got:
+                twice.append(key)
+            got[key] = r
+    check(not twice, "one row per pid, kind and span" + (f": twice {twice[:3]}" if twice else ""))
+    names = {r["pid"]: set() for r in report["stall"] + report["background"]}
+    for r in report["stall"] + report["background"]:
+        names[r["pid"]].add(r["comm"])
+    misnamed = {pid: (sorted(n), task_comm.get(pid)) for pid, n in names.items()
+                if n != {task_comm.get(pid)}}
+    check(not misnamed, f"{len(names)} tasks, each one name, its newest comm"
+          + (f": {misnamed}" if misnamed else ""))
     check(set(got) == set(rows),
           f"rows: {len(rows)} task/kind/span rows from the spans, {len(got)} in the report"
           + (f"; only derived: {sorted(set(rows) - set(got))[:3]}, only reported: "
@@ -237,6 +297,35 @@ def main():
                         r["shrinker_ns"]] for r in report["reclaim"]}
     check(have == want, f"reclaim totals of {sorted(want)}" +
           ("" if have == want else f": derived {want}, reported {have}"))
+
+    # The run's own record: one, with what the run was.
+    runs = report["run"]
+    check(len(runs) == 1 and runs[0]["profile"] and runs[0]["threshold_ns"] > 0
+          and runs[0]["lines_read"] > 0 and runs[0]["mode"] in ("graph", "events"),
+          f"one run record: {runs[0] if runs else None}")
+
+    # One count per stall, in every table that counts the stalls of a kind.
+    counts = defaultdict(dict)
+    for r in report["stall"]:
+        counts[r["kind"]]["rows"] = counts[r["kind"]].get("rows", 0) + r["count"]
+    for h in report["histogram"]:
+        counts[h["kind"]]["histogram"] = sum(b["count"] for b in h["buckets"])
+    for o in report["order"]:
+        counts[o["kind"]]["orders"] = counts[o["kind"]].get("orders", 0) + o["count"]
+    for r in report["reclaim"]:
+        counts[r["kind"]]["reclaim"] = r["count"]
+    uneven = {k: c for k, c in counts.items() if len(set(c.values())) > 1}
+    check(not uneven, f"one count per stall in every table of {len(counts)} kinds"
+          + (f": {uneven}" if uneven else ""))
+    # And the rows of each table sum to the same total.
+    totals = defaultdict(dict)
+    for name, records in (("rows", report["stall"]), ("orders", report["order"]),
+                          ("reclaim", report["reclaim"])):
+        for r in records:
+            totals[r["kind"]][name] = totals[r["kind"]].get(name, 0) + r["total_ns"]
+    unequal = {k: t for k, t in totals.items() if len(set(t.values())) > 1}
+    check(not unequal, f"rows sum to one total in every table of {len(totals)} kinds"
+          + (f": {unequal}" if unequal else ""))
 
     print(f"derive_report: {len(spans)} spans, {sum(len(d) for d in rows.values())} stalls, "
           f"{failures} differences")
