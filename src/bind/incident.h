@@ -1,5 +1,5 @@
 // The binder's output: each over-threshold span as an Incident with the
-// tracepoints it claimed, handed to a Sink. The consumers (report/: the
+// tracepoints it claimed, handed to a Sink. The consumers (output/: the
 // trace output, the stall report, the timeline, the status line; metrics/)
 // implement Sink; the binder knows none of them.
 #pragma once

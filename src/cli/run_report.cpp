@@ -1,10 +1,10 @@
 #include "cli/run_report.h"
 
 #include "bind/shrinker_stats.h"
-#include "report/cgroup_report.h"
-#include "report/stall_report.h"
-#include "report/status_line.h"
-#include "report/text_table.h"
+#include "output/cgroup_report.h"
+#include "output/stall_report.h"
+#include "output/status_line.h"
+#include "output/text_table.h"
 #include "util/result.h"
 
 #include <ostream>

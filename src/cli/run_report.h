@@ -10,11 +10,11 @@
 #include "bind/run_stats.h"
 #include "cgroup/memcg_watch.h"
 #include "cli/options.h"
+#include "output/cgroup_stats.h"
+#include "output/fanout_sink.h"
+#include "output/stall_stats.h"
+#include "output/timeline_sink.h"
 #include "profile/profile.h"
-#include "report/cgroup_stats.h"
-#include "report/fanout_sink.h"
-#include "report/stall_stats.h"
-#include "report/timeline_sink.h"
 #include "util/output_file.h"
 
 #include <iosfwd>

@@ -17,14 +17,14 @@
 #include "bind/shrinker_stats.h"
 #include "metrics/render.h"
 #include "metrics/stall_metrics.h"
+#include "output/fanout_sink.h"
+#include "output/journal_sink.h"
+#include "output/json_sink.h"
+#include "output/stall_report.h"
+#include "output/stall_stats.h"
+#include "output/text_sink.h"
+#include "output/timeline_sink.h"
 #include "profile/loader.h"
-#include "report/fanout_sink.h"
-#include "report/journal_sink.h"
-#include "report/json_sink.h"
-#include "report/stall_report.h"
-#include "report/stall_stats.h"
-#include "report/text_sink.h"
-#include "report/timeline_sink.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 
@@ -129,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sinks.add(text_sink);
   sinks.add(json_sink);
   // The journal sink makes a string of every field of each entry
-  // (report/journal_fields.h), which costs more than all the rest: one
+  // (output/journal_fields.h), which costs more than all the rest: one
   // input in four.
   if ((data[1] & 0xc0) == 0)
     sinks.add(journal_sink);

@@ -5,8 +5,8 @@
 #include "bind/binder.h"
 #include "bind/run_stats.h"
 #include "bind/shrinker_stats.h"
+#include "output/fanout_sink.h"
 #include "profile/loader.h"
-#include "report/fanout_sink.h"
 #include "trace/parser.h"
 
 #include <algorithm>

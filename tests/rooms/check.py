@@ -27,7 +27,7 @@ LEVELS = [
     ["trace"],  # lines of a trace to Records
     ["profile"],  # the YAML profile, loaded and checked
     ["bind", "tracefs"],  # Records to incidents; the tracing session
-    ["report", "metrics"],  # incidents to text, JSON, journal; to Prometheus
+    ["output", "metrics"],  # incidents to text, JSON, journal, the report; to Prometheus
     ["cli"],  # options and main, which wire every room together
 ]
 

@@ -46,11 +46,11 @@ broken upward "util includes bind, a higher room" \
   'echo "#include \"bind/binder.h\"" >> src/util/duration.h'
 broken upward-test "util includes bind, a higher room" \
   'echo "#include \"bind/binder.h\"" >> src/util/duration_test.cpp'
-broken sibling "report includes its sibling metrics" \
-  'echo "#include \"metrics/render.h\"" >> src/report/latency.h'
-broken room-cycle "cycle between rooms: metrics <-> report" \
-  'echo "#include \"metrics/render.h\"" >> src/report/latency.h &&
-   echo "#include \"report/latency.h\"" >> src/metrics/render.h'
+broken sibling "output includes its sibling metrics" \
+  'echo "#include \"metrics/render.h\"" >> src/output/latency.h'
+broken room-cycle "cycle between rooms: metrics <-> output" \
+  'echo "#include \"metrics/render.h\"" >> src/output/latency.h &&
+   echo "#include \"output/latency.h\"" >> src/metrics/render.h'
 broken file-cycle "include cycle between files: util/a.h <-> util/b.h" \
   'echo "#include \"util/b.h\"" > src/util/a.h && echo "#include \"util/a.h\"" > src/util/b.h'
 broken missing '"trace/no_such.h", no such file under src/' \

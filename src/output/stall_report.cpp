@@ -1,0 +1,282 @@
+#include "output/stall_report.h"
+
+#include "output/json_text.h"
+#include "output/text_table.h"
+#include "util/escape.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+namespace allocwatch {
+
+namespace {
+
+constexpr std::string_view kOtherTasks = "(other tasks)";
+constexpr std::string_view kOtherOrders = "(other)";
+constexpr std::string_view kUnknown = "?"; // an order and flags no claimed line printed
+constexpr std::size_t kBarWidth = 52;      // bpftrace's
+
+std::string task_name(const StallRow& row) {
+  if (row.other)
+    return std::string(kOtherTasks);
+  return escaped(row.comm) + '-' + std::to_string(row.pid);
+}
+
+// A shrinker's name as the shrinker totals print it: its symbol, and
+// `[instance]` when `several` instances of it were seen.
+std::string shrinker_name(std::string_view symbol, std::string_view instance, bool several) {
+  return escaped(symbol) + (several ? '[' + escaped(instance) + ']' : std::string());
+}
+
+// What a row's stalls were: the span, or for a shrinker call, the shrinker.
+std::string span_name(const StallStats& stats, const StallRow& row) {
+  if (row.shrinker.empty())
+    return escaped(row.span);
+  return shrinker_name(row.shrinker, row.instance, stats.several_instances(row.shrinker));
+}
+
+void write_task_table(std::ostream& out, const StallStats& stats,
+                      const std::vector<const StallRow*>& rows, const ReportTextOptions& options) {
+  Table table({"TASK", "KIND", "SPAN", "COUNT", "TOTAL_MS", "MAX_MS", "P99_MS"}, "lllrrrr");
+  table.drop_to_fit(6);
+  table.narrow_to_fit(2, 8);
+  table.narrow_to_fit(1, 8);
+  table.narrow_to_fit(0, 8);
+  const auto add = [&](const StallRow& row) {
+    table.add({task_name(row), escaped(row.kind), span_name(stats, row),
+               std::to_string(row.durations.count()), ms(row.durations.total()),
+               ms(row.durations.max()), ms(row.durations.percentile(99))});
+  };
+  write_rows(out, rows, options.max_rows, table, add, options.width);
+  if (table.drops(options.width))
+    out << "  (P99_MS left out to fit the terminal: --report FILE has it)\n";
+}
+
+std::string background_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names)
+    text += (text.empty() ? "" : ", ") + escaped(name);
+  return text;
+}
+
+// bpftrace's hist() bounds: 1024 is "1K", 1048576 "1M".
+std::string hist_bound(std::uint64_t value) {
+  static constexpr const char* kSuffixes[] = {"", "K", "M", "G", "T", "P", "E"};
+  std::size_t suffix = 0;
+  while (value >= 1024 && value % 1024 == 0 && suffix + 1 < std::size(kSuffixes)) {
+    value /= 1024;
+    ++suffix;
+  }
+  return std::to_string(value) + kSuffixes[suffix];
+}
+
+void write_histogram(std::ostream& out, const Log2Histogram& histogram, std::size_t width) {
+  // A line is 30 columns and the bar; a terminal narrower than 82 gets a
+  // shorter bar.
+  const std::size_t bar_width =
+      width == kWhole ? kBarWidth : std::clamp<std::size_t>(width, 40, 82) - 30;
+  const auto [first, end] = histogram.used_range();
+  std::uint64_t most = 0;
+  for (std::size_t i = first; i < end; ++i)
+    most = std::max(most, histogram[i]);
+  for (std::size_t i = first; i < end; ++i) {
+    const std::string label = '[' + hist_bound(Log2Histogram::low_us(i)) + ", " +
+                              hist_bound(Log2Histogram::high_us(i)) + ')';
+    const auto bar = static_cast<std::size_t>(histogram[i] * bar_width / most);
+    char head[64];
+    std::snprintf(head, sizeof head, "  %-16s %8llu |", label.c_str(),
+                  static_cast<unsigned long long>(histogram[i]));
+    out << head << std::string(bar, '@') << std::string(bar_width - bar, ' ') << "|\n";
+  }
+}
+
+void write_row_json(std::ostream& out, const StallRow& row) {
+  out << "{\"type\":\"" << (row.background ? "background" : "stall") << "\",\"pid\":" << row.pid
+      << ",\"comm\":";
+  write_json_string(out, row.other ? kOtherTasks : std::string_view(row.comm));
+  out << ",\"kind\":";
+  write_json_string(out, row.kind);
+  out << ",\"span\":";
+  write_json_string(out, row.span);
+  if (!row.shrinker.empty()) {
+    out << ",\"shrinker\":";
+    write_json_string(out, row.shrinker);
+    out << ",\"instance\":";
+    write_json_string(out, row.instance);
+  }
+  out << ",\"count\":" << row.durations.count() << ",\"total_ns\":" << row.durations.total()
+      << ",\"max_ns\":" << row.durations.max() << ",\"p99_ns\":" << row.durations.percentile(99)
+      << "}\n";
+}
+
+} // namespace
+
+void write_report_text(std::ostream& to, const StallStats& stats,
+                       const ReportTextOptions& options) {
+  // Written whole, then cut to the width: tables fit it, other lines are
+  // cut at their spaces.
+  std::ostringstream out;
+  const std::string threshold = format_duration(options.threshold);
+  const std::vector<const StallRow*> stalls = stats.rows(StallTable::Tasks);
+  if (stalls.empty()) {
+    out << "allocwatch: no stall of " << threshold << " or more\n";
+  } else {
+    out << "allocwatch: stalls of " << threshold
+        << " or more, by task and kind, largest total first:\n";
+    write_task_table(out, stats, stalls, options);
+  }
+
+  const std::vector<const StallRow*> background = stats.rows(StallTable::Background);
+  if (!background.empty()) {
+    out << "allocwatch: background work of " << threshold << " or more ("
+        << background_names(options.background) << "), by task:\n";
+    write_task_table(out, stats, background, options);
+  }
+
+  const std::vector<const OrderRow*> orders = stats.order_rows();
+  if (!orders.empty()) {
+    out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
+    Table table({"KIND", "ORDER", "GFP_FLAGS", "COUNT", "TOTAL_MS", "MAX_MS"}, "lrlrrr");
+    table.narrow_to_fit(2, 8);
+    table.narrow_to_fit(0, 8);
+    write_rows(
+        out, orders, options.max_rows, table,
+        [&table](const OrderRow& row) {
+          table.add({escaped(row.kind),
+                     row.other   ? "-"
+                     : row.order ? std::to_string(*row.order)
+                                 : std::string(kUnknown),
+                     row.other   ? std::string(kOtherOrders)
+                     : row.order ? escaped(row.gfp_flags)
+                                 : std::string(kUnknown),
+                     std::to_string(row.count), ms(row.total), ms(row.max)});
+        },
+        options.width);
+  }
+
+  const std::vector<ReclaimTotals> reclaim = stats.reclaim();
+  if (!reclaim.empty()) {
+    out << "allocwatch: what slow reclaim got for its time (pages and shrinker calls printed "
+           "inside it):\n";
+    Table table({"KIND", "COUNT", "TOTAL_MS", "PAGES_SCANNED", "PAGES_RECLAIMED", "SHRINKERS_MS",
+                 "SHRINKERS_SHARE"},
+                "lrrrrrr");
+    for (std::size_t column = 3; column < 7; ++column) // their headings, at '_'
+      table.narrow_to_fit(column);
+    table.narrow_to_fit(0, 8);
+    for (const ReclaimTotals& totals : reclaim) {
+      char share[16] = "-";
+      if (totals.total > 0)
+        std::snprintf(share, sizeof share, "%.1f%%",
+                      100.0 * static_cast<double>(totals.shrinker_time) /
+                          static_cast<double>(totals.total));
+      table.add({escaped(totals.kind), std::to_string(totals.count), ms(totals.total),
+                 std::to_string(totals.pages_scanned), std::to_string(totals.pages_reclaimed),
+                 ms(totals.shrinker_time), share});
+    }
+    table.write(out, options.width);
+  }
+
+  if (!stats.shrinkers().empty()) {
+    out << "allocwatch: shrinkers, every call (slow or not), largest total first:\n";
+    Table table({"SHRINKER", "CALLS", "TOTAL_MS", "MAX_MS"}, "lrrr");
+    table.narrow_to_fit(0, 8);
+    std::vector<const ShrinkerRow*> rows;
+    for (const ShrinkerRow& row : stats.shrinkers())
+      rows.push_back(&row);
+    write_rows(
+        out, rows, options.max_rows, table,
+        [&table](const ShrinkerRow& row) {
+          table.add({row.instance.empty() ? escaped(row.symbol)
+                                          : "  " + shrinker_name(row.symbol, row.instance, true),
+                     std::to_string(row.totals.calls), ms(row.totals.total), ms(row.totals.max)});
+        },
+        options.width);
+  }
+
+  for (const KindHistogram* kind : stats.histograms()) {
+    out << "allocwatch: latency of " << escaped(kind->kind) << " stalls ("
+        << kind->histogram.count() << "), usecs:\n";
+    write_histogram(out, kind->histogram, options.width);
+  }
+  if (options.width == kWhole)
+    to << out.str();
+  else
+    write_wrapped(to, out.str(), options.width);
+}
+
+void write_run_json(std::ostream& out, const RunRecord& run) {
+  const RunStats& stats = run.stats;
+  out << "{\"type\":\"run\",\"profile\":";
+  write_json_string(out, run.profile);
+  out << ",\"mode\":";
+  if (run.mode)
+    write_json_string(out, mode_name(*run.mode));
+  else
+    out << "null";
+  out << ",\"threshold_ns\":" << run.threshold << ",\"kernel\":";
+  if (run.kernel.empty())
+    out << "null";
+  else
+    write_json_string(out, run.kernel);
+  out << ",\"lines_read\":" << stats.lines_read << ",\"not_understood\":" << stats.lines_malformed
+      << ",\"lost_events\":" << stats.lost_events << ",\"lost_lines\":" << stats.lost_lines
+      << ",\"lost_uncounted\":" << stats.lost_uncounted
+      << ",\"held_expired\":" << stats.pending_expired
+      << ",\"held_dropped_per_task\":" << stats.pending_dropped
+      << ",\"held_dropped_bound\":" << stats.held_dropped
+      << ",\"held_released\":" << stats.held_released
+      << ",\"unmatched_ends\":" << stats.unmatched_ends
+      << ",\"replaced_begins\":" << stats.replaced_begins
+      << ",\"orphan_returns\":" << stats.orphan_returns << "}\n";
+}
+
+void write_report_json(std::ostream& out, const StallStats& stats) {
+  for (const StallTable table : {StallTable::Tasks, StallTable::Background})
+    for (const StallRow* row : stats.rows(table))
+      write_row_json(out, *row);
+  for (const OrderRow* row : stats.order_rows()) {
+    out << "{\"type\":\"order\",\"kind\":";
+    write_json_string(out, row->kind);
+    out << ",\"order\":";
+    if (row->other)
+      out << -1;
+    else if (row->order)
+      out << *row->order;
+    else
+      out << "null";
+    out << ",\"gfp_flags\":";
+    if (row->other)
+      write_json_string(out, kOtherOrders);
+    else if (row->order)
+      write_json_string(out, row->gfp_flags);
+    else
+      out << "null";
+    out << ",\"count\":" << row->count << ",\"total_ns\":" << row->total
+        << ",\"max_ns\":" << row->max << "}\n";
+  }
+  for (const ReclaimTotals& totals : stats.reclaim()) {
+    out << "{\"type\":\"reclaim\",\"kind\":";
+    write_json_string(out, totals.kind);
+    out << ",\"count\":" << totals.count << ",\"total_ns\":" << totals.total
+        << ",\"pages_scanned\":" << totals.pages_scanned
+        << ",\"pages_reclaimed\":" << totals.pages_reclaimed
+        << ",\"shrinker_ns\":" << totals.shrinker_time << "}\n";
+  }
+  for (const KindHistogram* kind : stats.histograms()) {
+    out << "{\"type\":\"histogram\",\"kind\":";
+    write_json_string(out, kind->kind);
+    out << ",\"unit\":\"us\",\"buckets\":[";
+    const auto [first, end] = kind->histogram.used_range();
+    for (std::size_t i = first; i < end; ++i)
+      out << (i == first ? "" : ",") << "{\"low\":" << Log2Histogram::low_us(i)
+          << ",\"high\":" << Log2Histogram::high_us(i) << ",\"count\":" << kind->histogram[i]
+          << '}';
+    out << "]}\n";
+  }
+  out.flush();
+}
+
+} // namespace allocwatch

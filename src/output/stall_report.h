@@ -1,0 +1,84 @@
+// The stall report: StallStats written for people (text, at the end of every
+// run, on stderr and with --report FILE) and for programs (JSON records after
+// the span records of --format json).
+//
+// Text, with every untrusted byte escaped for the terminal (util/escape.h):
+//   allocwatch: stalls of 1ms or more, by task and kind, largest total first:
+//     TASK        KIND            SPAN               COUNT  TOTAL_MS  MAX_MS  P99_MS
+//     memhog-171  allocation      __alloc_pages        102  1234.567  88.215  61.000
+//     ... 12 more rows (--report FILE has them all)
+//   allocwatch: background work of 1ms or more (kswapd, kcompactd), by task: ...
+//   allocwatch: reclaim and compaction stalls by order and gfp flags: ...
+//   allocwatch: what slow reclaim got for its time: ...
+//   allocwatch: shrinkers, every call (slow or not), largest total first: ...
+//   allocwatch: latency of allocation stalls, usecs:
+//     [1K, 2K)             3 |@@@@@@                                              |
+// A shrinker call's SPAN is its shrinker ("super_cache_scan", with
+// "[instance]" where the rows name several). On a terminal every line fits
+// its width (ReportTextOptions::width).
+//
+// JSON Lines (after write_run_json's record), one record per row:
+//   {"type":"stall","pid":171,"comm":"memhog-","kind":"allocation","span":"__alloc_pages",
+//    "count":102,"total_ns":1234567000,"max_ns":88215000,"p99_ns":61000000}
+//   {"type":"background", ...the same keys...}
+//   (a shrinker call's also "shrinker":"super_cache_scan","instance":"0000000052cfc56b")
+//   {"type":"order","kind":"direct reclaim","order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE",
+//    "count":21,"total_ns":...,"max_ns":...}
+//   {"type":"reclaim","kind":"direct reclaim","count":21,"total_ns":...,"pages_scanned":...,
+//    "pages_reclaimed":...,"shrinker_ns":...}
+//   {"type":"histogram","kind":"direct reclaim","unit":"us",
+//    "buckets":[{"low":256,"high":512,"count":12}, ...]}
+// Tasks folded into "other tasks" have pid -1 and comm "(other tasks)";
+// folded order rows have order -1 and gfp_flags "(other)"; the stalls whose
+// begin line was not claimed, order and gfp_flags null (`?` in text).
+#pragma once
+
+#include "bind/run_stats.h"
+#include "output/stall_stats.h"
+#include "profile/profile.h"
+
+#include <cstddef>
+#include <iosfwd>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace allocwatch {
+
+struct ReportTextOptions {
+  Nanos threshold = 0;
+  // Rows per table; the rest are counted ("... 12 more rows"). A terminal
+  // shows the top ones, a file all of them.
+  std::size_t max_rows = std::numeric_limits<std::size_t>::max();
+  std::vector<std::string> background; // the profile's background tasks, for a heading
+  // A terminal's columns, which every line fits (tables give way, other
+  // lines are cut at their spaces); the largest value (text_table.h's
+  // kWhole): everything whole (a file).
+  std::size_t width = std::numeric_limits<std::size_t>::max();
+};
+
+// Rows per table on a terminal.
+constexpr std::size_t kTerminalReportRows = 10;
+
+void write_report_text(std::ostream& out, const StallStats& stats,
+                       const ReportTextOptions& options);
+void write_report_json(std::ostream& out, const StallStats& stats);
+
+// The run itself, for the JSON records (before the report's):
+//   {"type":"run","profile":"default","mode":"graph","threshold_ns":1000000,
+//    "kernel":"6.1.0-56-amd64","lines_read":25963,"not_understood":0,
+//    "lost_events":0,"lost_lines":0,"lost_uncounted":0,"held_expired":0,
+//    "held_dropped_per_task":0,"held_dropped_bound":0,"held_released":0,
+//    "unmatched_ends":3,"replaced_begins":4,"orphan_returns":0}
+// "mode" and "kernel" are null when unknown (no trace line; a replay).
+struct RunRecord {
+  std::string_view profile;
+  std::optional<Mode> mode;
+  Nanos threshold = 0;
+  std::string_view kernel; // uname's release; empty: unknown
+  const RunStats& stats;
+};
+void write_run_json(std::ostream& out, const RunRecord& run);
+
+} // namespace allocwatch
