@@ -176,7 +176,7 @@ void Binder::sweep() {
   tasks_.forget_if([&](std::unique_ptr<TaskState>& owned) {
     TaskState& task = *owned;
     drop_held_before(task, cut);
-    stats_.pending_expired += task.expire_open(cut);
+    stats_.held_expired += task.expire_open(cut);
     if (release_)
       release(task, newest_ts_ - kReorderMargin);
     if (!task.idle())
@@ -192,7 +192,7 @@ void Binder::sweep() {
 void Binder::drop_held_before(TaskState& task, Nanos cutoff) {
   while (!task.held.empty() && task.held.oldest_ts < cutoff) {
     store_.remove(task.held.oldest);
-    ++stats_.pending_expired;
+    ++stats_.held_expired;
   }
 }
 
@@ -324,12 +324,12 @@ void Binder::on_event(const Record& record) {
 void Binder::hold(TaskState& task, const Record& record, EventId event) {
   drop_held_before(task, cutoff());
   if (profile_.max_pending_per_task == 0) {
-    ++stats_.pending_dropped;
+    ++stats_.held_over_cap;
     return;
   }
   if (task.held.count >= profile_.max_pending_per_task) {
     store_.remove(task.held.oldest);
-    ++stats_.pending_dropped;
+    ++stats_.held_over_cap;
   }
   stats_.held_dropped += store_.push(task.held, record.ts, seq_, event, record.line, record.fields);
 }
@@ -338,7 +338,7 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
   OpenBegin& begin = task.begin(pair);
   if (begin.open && begin.ts < cutoff()) {
     task.close_begin(begin); // aged out before being replaced: expired, not replaced
-    ++stats_.pending_expired;
+    ++stats_.held_expired;
   }
   ShrinkerKey* shrinker = nullptr;
   std::string_view instance;
@@ -357,7 +357,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
   OpenBegin& begin = task.begin(pair);
   if (begin.open && begin.ts < cutoff()) {
     task.close_begin(begin);
-    ++stats_.pending_expired;
+    ++stats_.held_expired;
   }
   if (!begin.open) {
     ++stats_.unmatched_ends;

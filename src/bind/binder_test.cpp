@@ -780,7 +780,7 @@ TEST_CASE("held lines older than the window are dropped and counted") {
   const std::string kept = t.event(task1, 5000 * us, "mm_vmscan_lru_shrink_inactive");
   t.event(task2, 15000 * us, "mm_compaction_kcompactd_sleep"); // only moves time on
   const std::string ev = t.event(task1, 15000 * us, "mm_vmscan_lru_shrink_inactive");
-  CHECK(t.stats.pending_expired == 1); // 1000 us is 14 ms old; 5000 us exactly 10 ms: kept
+  CHECK(t.stats.held_expired == 1); // 1000 us is 14 ms old; 5000 us exactly 10 ms: kept
   const std::string ret = t.ret(task1, 15000 * us, 14900 * us, "try_to_free_pages");
   CHECK(t.only_incident() == Lines{kept, ev, ret});
 }
@@ -793,9 +793,9 @@ TEST_CASE("the window applies to tasks that hold lines but are quiet") {
   t.event(task2, 12000 * us, "mm_vmscan_lru_shrink_inactive");
   const std::string ret = t.ret(task1, 12000 * us, 11500 * us, "try_to_free_pages");
   CHECK(t.only_incident() == Lines{ret}); // its line was too old to claim
-  CHECK(t.stats.pending_expired == 1);
+  CHECK(t.stats.held_expired == 1);
   t.binder.finish();
-  CHECK(t.stats.pending_expired == 1); // counted once
+  CHECK(t.stats.held_expired == 1); // counted once
   CHECK(t.binder.held_lines() == 1);
 }
 
@@ -809,7 +809,7 @@ TEST_CASE("an entry older than the window is forgotten") {
   CHECK(t.stats.orphan_returns == 1);
   CHECK(t.only_incident() == Lines{ret});
   CHECK(t.incident(0).span.empty());
-  CHECK(t.stats.pending_expired == 0); // an entry is not a held tracepoint
+  CHECK(t.stats.held_expired == 0); // an entry is not a held tracepoint
 }
 
 TEST_CASE("the per-task cap drops the oldest held lines") {
@@ -823,8 +823,8 @@ TEST_CASE("the per-task cap drops the oldest held lines") {
       kept.push_back(line);
   }
   t.event(task2, 1000 * us, "mm_vmscan_lru_shrink_inactive");
-  CHECK(t.stats.pending_dropped == 2);
-  CHECK(t.stats.pending_expired == 0);
+  CHECK(t.stats.held_over_cap == 2);
+  CHECK(t.stats.held_expired == 0);
   CHECK(t.binder.held_lines() == 4);
   kept.push_back(t.ret(task1, 1200 * us, 200 * us, "try_to_free_pages"));
   CHECK(t.only_incident() == kept);
@@ -838,7 +838,7 @@ TEST_CASE("an open pair begin older than the window is dropped") {
     t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
     t.event(task2, 20000 * us, "mm_compaction_kcompactd_sleep");
     t.event(task1, 20100 * us, "mm_vmscan_direct_reclaim_end");
-    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.stats.held_expired == 1);
     CHECK(t.stats.unmatched_ends == 1);
     CHECK(t.sink.incidents.empty());
   }
@@ -846,7 +846,7 @@ TEST_CASE("an open pair begin older than the window is dropped") {
     Trace t(100 * us, Mode::Events, profile);
     t.event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
     t.event(task1, 20000 * us, "mm_vmscan_direct_reclaim_begin");
-    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.stats.held_expired == 1);
     CHECK(t.stats.replaced_begins == 0);
   }
   SUBCASE("found at the end of input") {
@@ -855,7 +855,7 @@ TEST_CASE("an open pair begin older than the window is dropped") {
     t.event(task2, 15000 * us, "mm_vmscan_direct_reclaim_begin");
     t.event(task2, 20000 * us, "mm_compaction_kcompactd_sleep");
     t.binder.finish();
-    CHECK(t.stats.pending_expired == 1);
+    CHECK(t.stats.held_expired == 1);
     CHECK(t.binder.tasks() == 1);
   }
 }
@@ -886,9 +886,9 @@ TEST_CASE("memory stays flat however long the input") {
   // the release rule's own 3 us.
   CHECK(t.binder.held_lines() <= (1 * ms + 3 * us) / (3 * us) + 1);
   CHECK(t.binder.tasks() == t.binder.held_lines());
-  CHECK(t.stats.pending_expired + t.stats.held_released + t.binder.held_lines() == 300000);
+  CHECK(t.stats.held_expired + t.stats.held_released + t.binder.held_lines() == 300000);
   CHECK(t.stats.held_released > 0);
-  CHECK(t.stats.pending_dropped == 0); // every line accounted for
+  CHECK(t.stats.held_over_cap == 0); // every line accounted for
   CHECK(t.sink.incidents.empty());
 }
 
@@ -899,8 +899,8 @@ TEST_CASE("finish prints nothing for spans still open, then finishes the sink") 
   t.binder.finish();
   CHECK(t.sink.incidents.empty());
   CHECK(t.sink.finished == 1);
-  CHECK(t.stats.pending_expired == 0);
-  CHECK(t.stats.pending_dropped == 0);
+  CHECK(t.stats.held_expired == 0);
+  CHECK(t.stats.held_over_cap == 0);
 }
 
 // ---- releasing held lines (DESIGN.md, "Releasing held lines") ----
@@ -916,7 +916,7 @@ TEST_CASE("release, events mode: a line no open begin can reach goes at the task
   t.event(task1, 1003 * us + 1, "mm_vmscan_lru_shrink_inactive");
   CHECK(t.binder.held_lines() == 2); // the first went
   CHECK(t.stats.held_released == 1);
-  CHECK(t.stats.pending_expired == 0); // released, not expired: nothing was lost
+  CHECK(t.stats.held_expired == 0); // released, not expired: nothing was lost
 }
 
 TEST_CASE("release, events mode: the 1 us slack still claims a line just before a begin") {
@@ -1087,7 +1087,7 @@ TEST_CASE("idle tasks cost nothing: thousands that appear once are forgotten") {
   CHECK(t.binder.tasks() == 101);
   CHECK(t.binder.held_lines() == 101);
   CHECK(t.stats.held_released == 19899);
-  CHECK(t.stats.pending_expired == 0);
+  CHECK(t.stats.held_expired == 0);
 }
 
 TEST_CASE("binder: an incident carries its span's stall kind and whether its task is background") {

@@ -14,8 +14,8 @@ void RunStats::print(std::ostream& out) const {
   if (lost_uncounted)
     out << ", " << lost_uncounted << " without a count";
   out << ")\n";
-  out << "allocwatch: held events: " << pending_expired
-      << " expired unclaimed (older than the window), " << pending_dropped
+  out << "allocwatch: held events: " << held_expired
+      << " expired unclaimed (older than the window), " << held_over_cap
       << " dropped over the per-task cap\n";
   if (held_dropped)
     out << "allocwatch: " << held_dropped

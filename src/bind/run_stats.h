@@ -19,10 +19,10 @@ struct RunStats {
   std::uint64_t lost_uncounted = 0;  // "CPU:N [LOST EVENTS]" lines: the kernel gave no count
   // Held tracepoints (and open pair begins) no span claimed before they fell
   // out of the window: normal for the events of calls under the threshold.
-  std::uint64_t pending_expired = 0;
+  std::uint64_t held_expired = 0;
   // Held tracepoints dropped because a task held more than the per-task cap:
   // lines a slow call might have claimed, lost.
-  std::uint64_t pending_dropped = 0;
+  std::uint64_t held_over_cap = 0;
   // Held tracepoints dropped, oldest first, because all tasks' held lines
   // filled the profile's max_held_bytes.
   std::uint64_t held_dropped = 0;

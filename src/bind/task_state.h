@@ -150,7 +150,7 @@ public:
   void note_emitted(std::uint64_t seq);
 
   // Drops open begins from before `cutoff` (returns how many: they count as
-  // dropped pending events) and forgets entries as old.
+  // dropped held lines) and forgets entries as old.
   std::size_t expire_open(Nanos cutoff);
   // The begin of the binder's active pair number `pair`, or nullptr when it
   // has none open.

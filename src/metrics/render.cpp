@@ -106,7 +106,7 @@ void input(Exposition& out, const MetricsSources& s) {
   counter(out, "allocwatch_held_lines_dropped_total",
           "Held tracepoint lines dropped before a span could claim them (over the per-task "
           "cap or the bound on all held lines).",
-          s.run.pending_dropped + s.run.held_dropped);
+          s.run.held_over_cap + s.run.held_dropped);
   counter(out, "allocwatch_metrics_file_errors_total",
           "Rewrites of the metrics file that failed (allocwatch goes on tracing).",
           s.metrics_file_errors);

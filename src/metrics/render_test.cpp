@@ -57,7 +57,7 @@ TEST_CASE("metrics: stalls by kind and comm, background apart, inner calls not a
   RunStats run;
   run.lines_read = 25963;
   run.lost_events = 600;
-  run.pending_dropped = 3;
+  run.held_over_cap = 3;
   run.held_dropped = 4;
   const std::string text = render_metrics(
       MetricsSources{"0.1.0", "events", "watch", 100 * kMicro, stalls, shrinkers, run, 2});

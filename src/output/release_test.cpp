@@ -68,8 +68,8 @@ void check_same(const std::string& path, const Profile& profile, Nanos threshold
   CHECK(released.out == held.out);
   CHECK(released.stats.functions_over_threshold == held.stats.functions_over_threshold);
   CHECK(released.stats.pairs_over_threshold == held.stats.pairs_over_threshold);
-  CHECK(held.stats.pending_dropped + held.stats.held_dropped == 0);
-  CHECK(released.stats.pending_dropped + released.stats.held_dropped == 0);
+  CHECK(held.stats.held_over_cap + held.stats.held_dropped == 0);
+  CHECK(released.stats.held_over_cap + released.stats.held_dropped == 0);
   CHECK(held.stats.held_released == 0);
   // Release did something: not a vacuous comparison (when anything was held:
   // the events trace has no tracepoint the default profile's pairs claim).

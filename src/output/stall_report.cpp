@@ -224,8 +224,8 @@ void write_run_json(std::ostream& out, const RunRecord& run) {
   out << ",\"lines_read\":" << stats.lines_read << ",\"not_understood\":" << stats.lines_malformed
       << ",\"lost_events\":" << stats.lost_events << ",\"lost_lines\":" << stats.lost_lines
       << ",\"lost_uncounted\":" << stats.lost_uncounted
-      << ",\"held_expired\":" << stats.pending_expired
-      << ",\"held_dropped_per_task\":" << stats.pending_dropped
+      << ",\"held_expired\":" << stats.held_expired
+      << ",\"held_dropped_per_task\":" << stats.held_over_cap
       << ",\"held_dropped_bound\":" << stats.held_dropped
       << ",\"held_released\":" << stats.held_released
       << ",\"unmatched_ends\":" << stats.unmatched_ends

@@ -531,7 +531,7 @@ private:
     if (profile_.functions.empty() && profile_.pairs.empty())
       return fail(root_mark_, "the profile traces nothing: give 'functions' (graph mode) or "
                               "'pairs' (events mode)");
-    // Pending events older than the window are dropped, so a call longer
+    // Held lines older than the window are dropped, so a call longer
     // than the window could never claim its first events.
     if (profile_.window < profile_.threshold)
       return fail(window_given_ ? window_mark_ : threshold_mark_,

@@ -77,8 +77,8 @@ struct Profile {
   std::string path;        // where it was loaded from
   std::string description; // one paragraph: what this investigation is for
   Nanos threshold = 100 * kMicro;
-  Nanos window = 10 * kSecond; // pending events older than this are dropped
-  std::uint32_t max_pending_per_task = 4096;
+  Nanos window = 10 * kSecond;               // held lines older than this are dropped
+  std::uint32_t max_pending_per_task = 4096; // held lines per task (the key's name)
   // All tasks' held lines together, with their bookkeeping: the oldest go
   // first when they fill it. The default keeps allocwatch's peak RSS under
   // 16 MB with everything else it needs.
