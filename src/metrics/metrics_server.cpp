@@ -134,7 +134,7 @@ bool MetricsServer::progress(const std::function<std::string()>& metrics, Clock:
       answer_ = error_answer(408);
       ::send(client_fd_, answer_.data(), answer_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     }
-    close_client(false);
+    close_client(Outcome::Dropped);
     return true;
   }
   if (answer_.empty() && !read_request(metrics))
@@ -154,7 +154,7 @@ bool MetricsServer::read_request(const std::function<std::string()>& metrics) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       return false;
     if (n <= 0) {
-      close_client(false); // gone before its request was complete
+      close_client(Outcome::Dropped); // gone before its request was complete
       return true;
     }
     received_.append(buf, static_cast<std::size_t>(n));
@@ -178,16 +178,16 @@ bool MetricsServer::write_answer() {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       return false;
     if (n < 0) {
-      close_client(false);
+      close_client(Outcome::Dropped);
       return true;
     }
     written_ += static_cast<std::size_t>(n);
   }
-  close_client(true);
+  close_client(Outcome::Answered);
   return true;
 }
 
-void MetricsServer::close_client(bool answered) {
+void MetricsServer::close_client(Outcome outcome) {
   ::shutdown(client_fd_, SHUT_WR);
   ::close(client_fd_);
   client_fd_ = -1;
@@ -195,7 +195,7 @@ void MetricsServer::close_client(bool answered) {
   received_.shrink_to_fit();
   answer_.clear();
   answer_.shrink_to_fit();
-  (answered ? answered_ : dropped_) += 1;
+  (outcome == Outcome::Answered ? answered_ : dropped_) += 1;
 }
 
 } // namespace allocwatch

@@ -62,7 +62,8 @@ private:
   bool progress(const std::function<std::string()>& metrics, Clock::time_point now);
   bool read_request(const std::function<std::string()>& metrics);
   bool write_answer();
-  void close_client(bool answered);
+  enum class Outcome { Answered, Dropped };
+  void close_client(Outcome outcome);
 
   int listen_fd_;
   std::string url_;
