@@ -9,6 +9,7 @@
 
 #include "cgroup/memcg_watch.h"
 #include "cli/options.h"
+#include "metrics/render.h"
 #include "profile/profile.h"
 #include "report/cgroup_stats.h"
 #include "report/fanout_sink.h"
@@ -39,6 +40,8 @@ public:
   // The limits' last reading, taken once (the first call, or the report's
   // first writing); empty when the run learnt no cgroups.
   const std::vector<MemcgChain>& cgroup_limits();
+  // The sizes of the stall report's bounded tables, for the metrics.
+  std::vector<TableSize> tables() const;
 
   // After the last line, in --format json: the report's records, after the
   // spans and shrinker totals (nothing when the journal is the output).

@@ -217,6 +217,11 @@ void StallStats::fold_smallest_rows() {
   }
 }
 
+std::size_t StallStats::order_rows_kept() const {
+  return static_cast<std::size_t>(std::count_if(orders_.begin(), orders_.end(),
+                                                [](const OrderRow& row) { return !row.other; }));
+}
+
 void StallStats::add_order(std::string_view kind, std::int64_t order, std::string_view gfp,
                            Nanos duration) {
   kind = intern(kind);
