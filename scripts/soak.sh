@@ -82,8 +82,9 @@ cleanup() {
   for pid in "${helpers[@]}"; do
     kill "$pid" 2>/dev/null
   done
+  # Stopped the normal way; --restore after it, if it could not.
+  [ -n "$watch" ] && kill -TERM "$watch" 2>/dev/null
   wait 2>/dev/null
-  [ -n "$watch" ] && kill -9 "$watch" 2>/dev/null
   "$bin" --restore >/dev/null 2>&1
   for cg in "$cgroups"-*; do
     [ -d "$cg" ] && remove_cgroup "$cg"
