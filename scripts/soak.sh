@@ -37,7 +37,7 @@
 #   byte-identical, and its output is what a watch writes: span and lost
 #   records while it runs; at the end, after the last of them, the shrinker
 #   totals, then the stall report's records (stall, background, order,
-#   reclaim, histogram), its task rows bounded.
+#   reclaim, histogram; then cgroup, memcg), its task rows bounded.
 #
 # Root, tracefs and cgroup v1 memory. It holds /tmp/allocwatch-live.lock the
 # whole time: the one long hold of the live lock the team allows.
@@ -236,11 +236,12 @@ types() { sed -n 's/^{"type":"\([a-z]*\)".*/\1/p' "$1"; }
 tally() { types "$1" | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 } END { if (!NR) printf "none" }'; }
 running_other=$(types "$tmp/out.running" | grep -cv '^\(span\|lost\)$')
 # Span and lost records, then shrinker totals, then the report's records in
-# the order write_report_json writes them; prints the first out of order.
-out_of_order=$(types "$tmp/out" | awk '
-  BEGIN { split("span lost shrinker stall background order reclaim histogram", names)
-          rank["span"] = 0; rank["lost"] = 0
-          for (i = 3; i <= 8; i++) rank[names[i]] = i - 2 }
+# the order RunReport::write_json writes them (the stall report's, then the
+# cgroups'); prints the first out of order.
+ends="shrinker stall background order reclaim histogram cgroup memcg"
+out_of_order=$(types "$tmp/out" | awk -v ends="$ends" '
+  BEGIN { rank["span"] = 0; rank["lost"] = 0
+          n = split(ends, names); for (i = 1; i <= n; i++) rank[names[i]] = i }
   !($1 in rank) || rank[$1] < last { print NR ": " $1; exit }
   { last = rank[$1] }')
 task_records=$(grep -c '^{"type":"\(stall\|background\)","pid":[0-9]' "$tmp/out")
@@ -260,7 +261,7 @@ good=yes
 [ "$rc" = 0 ] || { echo "soak: FAIL: exit status $rc"; good=no; }
 [ "$scrapes_failed" = 0 ] && [ "$scrapes_ok" -gt 0 ] || { echo "soak: FAIL: scrapes failed"; good=no; }
 [ "$running_other" = 0 ] || { echo "soak: FAIL: while it ran, the watch wrote $running_other records other than span and lost"; good=no; }
-[ -z "$out_of_order" ] || { echo "soak: FAIL: record $out_of_order is out of place (span and lost, then shrinker, stall, background, order, reclaim, histogram)"; good=no; }
+[ -z "$out_of_order" ] || { echo "soak: FAIL: record $out_of_order is out of place (span and lost, then: $ends)"; good=no; }
 [ "$stalls" -gt 0 ] && grep -q '^{"type":"histogram"' "$tmp/out" || { echo "soak: FAIL: no stall report at the end"; good=no; }
 task_rows_max=$(printf '%s\n' $maxes | sed -n 's/^task_rows=//p')
 [ -n "$task_rows_max" ] && [ "$task_records" -le "$task_rows_max" ] ||
