@@ -5,30 +5,34 @@
 #
 #   SOAK_SECONDS=N scripts/soak.sh BUILD/allocwatch
 #
-# The load, time-compressed (a day of a busy container host's churn in half
-# an hour): in cycles of 20 s of churn and 10 s of quiet, memory cgroups
-# (allocwatch-test-soak-PID-N, 32 MiB) made and removed one after another;
-# in each, 40 short-lived readers of a file larger than the limit (memcg
-# reclaim), each a new pid under one of 4000 task names (symlinks to dd:
-# the kernel takes comm from the name executed), one in eight killed with
-# SIGKILL while it reads (tasks that die mid-reclaim), and a tmpfs mounted
-# in a private mount namespace while they run, with negative dentries
-# charged to the cgroup (a filesystem shrinker that comes and goes). Every
-# third cycle the machine's caches are dropped (every shrinker) and its
-# memory compacted.
+# The load, time-compressed (a day of a busy container host's churn in twenty
+# minutes): in cycles of 25 s of churn and 5 s of quiet, two streams of
+# memory cgroups (allocwatch-test-soak-PID-S-N, 32 MiB) made and removed one
+# after another; in each, 40 short-lived readers at once of parts of a file
+# larger than the limit (memcg reclaim), each a new pid under one of 4000
+# task names (symlinks to perl: the kernel takes comm from the name
+# executed) that lives 0.3 s past its read (so that its cgroup can be read),
+# one in eight killed with SIGKILL while it reads (tasks that die
+# mid-reclaim), and a tmpfs mounted in a private mount namespace while they
+# run, with negative dentries charged to the cgroup (a filesystem shrinker
+# that comes and goes). Every third cycle the machine's caches are dropped
+# (every shrinker) and its memory compacted.
 #
 # Every 10 s it records the watch's RSS, its open descriptors, the series in
 # its metrics file and each table the metrics publish
 # (allocwatch_table_entries, allocwatch_table_max_entries), with the churn
 # so far; SOAK_LOG=FILE keeps that curve. It passes when:
-# - warm-up, the later of a third of the run and the first sample where the
-#   task rows are full (at least 7/8 of their bound: a fold frees an eighth)
-#   and memcg reclaim's comm series are (ten and "other"), comes before half
-#   of the run: else the load did not fill them and proves nothing;
+# - warm-up, the later of a third of the run and the first sample by which
+#   the tables the churn fills have reached their bounds (task rows, the
+#   pid-to-cgroup cache and the cgroup rows: at least 7/8 of the bound, or
+#   fewer entries than at the sample before, which only a full table's fold
+#   or forgetting makes) and memcg reclaim's comm series are full (ten and
+#   "other"), comes before half of the run: else the load did not fill them
+#   and proves nothing;
 # - after warm-up, split into two halves, the second half's highest value
 #   of each measure is at most the first half's plus its tolerance: RSS
-#   128 KiB (at the 27 KiB a minute the watch once grew by, a 30-minute
-#   soak's halves differ by 270 KiB), descriptors and series none, a table
+#   128 KiB (at the 27 KiB a minute the watch once grew by, a 20-minute
+#   soak's halves differ by 180 KiB), descriptors and series none, a table
 #   without a bound of its own (tasks, by the window) a quarter (growth
 #   without end, linear from the start, makes the second half half as large
 #   again), and a table with a bound never above it (below it, its size
@@ -98,8 +102,12 @@ tests/live/tracefs-state.sh "$T" "$J" >"$tmp/before"
 dd if=/dev/zero of="$data" bs=1M count=320 oflag=direct status=none
 mkdir "$tmp/names" "$tmp/mnt"
 for n in $(seq -w 0 3999); do
-  ln -s /bin/dd "$tmp/names/s$n"
+  ln -s "$(command -v perl)" "$tmp/names/s$n"
 done
+# A reader: ARGV[2] blocks of 64 KiB of ARGV[0] from block ARGV[1], then 0.3 s.
+read_part='open(my $f, "<", $ARGV[0]) or die; sysseek($f, $ARGV[1] * 65536, 0);
+  my ($b, $n) = (undef, $ARGV[2]); sysread($f, $b, 65536) while $n--;
+  select(undef, undef, undef, 0.3)'
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Only each record's type, pid and comm are kept: a long soak writes GBs.
@@ -131,15 +139,14 @@ one_cgroup() {
     for j in $(seq 40); do
       name=s$(printf '%04d' $(((RANDOM * 32768 + RANDOM) % 4000)))
       echo "$name" >>"$tmp/names-used"
-      "$tmp/names/$name" if="$data" of=/dev/null bs=64k count=$((RANDOM % 64 + 32)) \
-        skip=$((RANDOM % 4000)) status=none &
+      "$tmp/names/$name" -e "$read_part" "$data" $((RANDOM % 4800)) $((RANDOM % 32 + 16)) &
       reader=$!
       if [ $((j % 8)) = 0 ]; then
         sleep "0.0$((RANDOM % 5 + 1))"
         kill -9 "$reader" 2>/dev/null && echo killed >>"$tmp/killed"
       fi
-      [ $((j % 4)) = 0 ] && wait "$reader" 2>/dev/null
     done
+    wait "$reader"
     kill "$holder"
     wait
   ) 2>/dev/null
@@ -147,22 +154,26 @@ one_cgroup() {
   rmdir "$mnt"
   echo "$1" >>"$tmp/cgroups"
 }
-(
-  cycle=0 n=0
+# STREAM: cgroups one after another, in cycles.
+churn() {
+  local cycle=0 n=0 end
   while :; do
     cycle=$((cycle + 1))
-    end=$((SECONDS + 20))
+    end=$((SECONDS + 25))
     while [ $SECONDS -lt $end ]; do
       n=$((n + 1))
-      one_cgroup $n
+      one_cgroup "$1-$n"
     done
-    if [ $((cycle % 3)) = 0 ]; then
+    if [ "$1" = 1 ] && [ $((cycle % 3)) = 0 ]; then
       echo 2 >/proc/sys/vm/drop_caches
       echo 1 >/proc/sys/vm/compact_memory
     fi
-    sleep 10
+    sleep 5
   done
-) &
+}
+churn 1 &
+helpers+=($!)
+churn 2 &
 helpers+=($!)
 
 # The scraper: --listen every 2 s.
@@ -284,13 +295,21 @@ awk -v seconds="$seconds" -v maxes="$maxes" '
     measured["tasks"] = "25%"
     for (k in seen) if (!(k in measured) && k !~ /^(t|stalls|procs|killed|cgroups)$/)
       measured[k] = "25%"
-    warm = -1
-    for (r = 1; r <= n; r++)
-      if (v[r, "task_rows"] >= bound["task_rows"] * 7 / 8 && v[r, "memcg_comm_series"] >= 11) {
-        full = r; break
-      }
-    if (!full) { print "soak: FAIL: the task rows or the memcg reclaim comm series never filled"; exit 1 }
-    printf "soak: task rows and comm series full at %d s, after %d readers, %d cgroups, %d stalls\n",
+    # When each table the churn fills reached its bound; 0: never.
+    nfill = split("task_rows task_cgroups cgroup_rows", fill)
+    full = 0
+    for (i = 1; i <= nfill + 1; i++) {
+      k = i <= nfill ? fill[i] : "memcg_comm_series"
+      if (i <= nfill && !(k in bound)) continue
+      at = 0
+      for (r = 1; r <= n && !at; r++)
+        if (i > nfill ? v[r, k] >= 11 : v[r, k] >= bound[k] * 7 / 8 || (r > 1 && v[r, k] < v[r - 1, k]))
+          at = r
+      if (!at) { printf "soak: FAIL: %s never filled\n", k; exit 1 }
+      printf "soak: %s full at %d s\n", k, v[at, "t"]
+      if (at > full) full = at
+    }
+    printf "soak: every table the churn fills full at %d s, after %d readers, %d cgroups, %d stalls\n",
       v[full, "t"], v[full, "procs"], v[full, "cgroups"], v[full, "stalls"]
     if (v[full, "t"] > seconds / 2) { print "soak: FAIL: filled after half of the run"; exit 1 }
     for (r = 1; r <= n && v[r, "t"] < seconds / 3; r++);
