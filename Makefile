@@ -12,8 +12,8 @@
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)
 #   make soak         --watch under memcg reclaim and task churn for SOAK_SECONDS=600 s;
 #                     fails if RSS, descriptors, series or a table still grow after
-#                     warm-up (root; not in make test; CI runs SOAK_SECONDS=180, and
-#                     SOAK_SECONDS=1800 is the long soak: a day of churn, compressed)
+#                     warm-up (root; not in make test; CI runs SOAK_SECONDS=300, and
+#                     SOAK_SECONDS=1200 is the long soak: a day of churn, compressed)
 #   make deb          the Debian package, in build/deb/ (debhelper), checked by lintian
 #   make deb-test     make deb, then install, run and remove it on this machine (root; CI)
 #   make install      PREFIX=/usr/local DESTDIR= (the binary, profiles, man pages, the
