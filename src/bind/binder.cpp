@@ -172,6 +172,8 @@ TaskState& Binder::task_for(const Record& record) {
 
 void Binder::sweep() {
   last_sweep_ = seq_;
+  stats_.tasks_known = tasks_.size();
+  stats_.shrinker_keys = shrinker_keys_.size();
   const Nanos cut = cutoff();
   tasks_.forget_if([&](std::unique_ptr<TaskState>& owned) {
     TaskState& task = *owned;

@@ -43,6 +43,11 @@ struct RunStats {
   // a profile may name a pair after a function (shrink_slab is both).
   std::map<std::string, std::uint64_t, std::less<>> functions_over_threshold;
   std::map<std::string, std::uint64_t, std::less<>> pairs_over_threshold;
+  // The binder's tables as its last sweep found them, before it forgot the
+  // idle tasks: the tasks it knew (those of the last two windows at most),
+  // and the shrinkers it had keys for. Gauges for the metrics.
+  std::uint64_t tasks_known = 0;
+  std::uint64_t shrinker_keys = 0;
 
   void print(std::ostream& out) const;
 };

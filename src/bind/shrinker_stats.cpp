@@ -37,14 +37,20 @@ void ShrinkerStats::add(std::string_view symbol, std::string_view instance, Nano
 
 ShrinkerTotals& ShrinkerStats::totals(std::string_view symbol, std::string_view instance) {
   auto found = instances_.find(instance);
+  if (found != instances_.end()) {
+    std::deque<Shrinker>& shrinkers = found->second;
+    auto same = std::find_if(shrinkers.begin(), shrinkers.end(),
+                             [&](const Shrinker& s) { return s.symbol == symbol; });
+    if (same != shrinkers.end())
+      return same->totals;
+  }
+  const bool other = instance == kOtherInstance || own_instances_ >= kMaxInstances;
+  if (other && instance != kOtherInstance)
+    return totals(symbol, kOtherInstance);
   if (found == instances_.end())
     found = instances_.emplace(std::string(instance), std::deque<Shrinker>{}).first;
-  std::deque<Shrinker>& shrinkers = found->second;
-  auto same = std::find_if(shrinkers.begin(), shrinkers.end(),
-                           [&](const Shrinker& s) { return s.symbol == symbol; });
-  if (same == shrinkers.end())
-    return shrinkers.emplace_back(Shrinker{std::string(symbol), {}}).totals;
-  return same->totals;
+  own_instances_ += !other;
+  return found->second.emplace_back(Shrinker{std::string(symbol), {}}).totals;
 }
 
 std::vector<ShrinkerSummary> ShrinkerStats::summary() const {

@@ -2,6 +2,10 @@
 // mm_shrink_slab_start/end pairs, printed at the end in the 2016 script's
 // format, per shrinker function and, when one function serves several
 // instances (every superblock shares super_cache_scan), per instance.
+// Instances come and go with their superblocks (a container's mounts), so
+// at most kMaxInstances have totals of their own; the calls of any newer
+// one count in its function's "(other)" instance, and every function's
+// totals stay exact.
 #pragma once
 
 #include "trace/event_fields.h" // parse_shrinker_id
@@ -40,6 +44,10 @@ struct ShrinkerSummary {
 
 class ShrinkerStats {
 public:
+  static constexpr std::size_t kMaxInstances = 4096;
+  // The instance name of a function's calls past kMaxInstances.
+  static constexpr std::string_view kOtherInstance = "(other)";
+
   void add(std::string_view symbol, std::string_view instance, Nanos duration);
   // The totals of one shrinker, to add to: the binder keeps the reference (it
   // stays valid as long as this object) and spares the lookup by name on
@@ -47,6 +55,9 @@ public:
   // printed, even with no call added.
   ShrinkerTotals& totals(std::string_view symbol, std::string_view instance);
   bool empty() const { return instances_.empty(); }
+  // Instances with totals of their own (an address reused by another
+  // function counts once per function), "(other)" not counted.
+  std::size_t instances() const { return own_instances_; }
   // Every shrinker function seen, largest total first (ties by name).
   std::vector<ShrinkerSummary> summary() const;
   // Largest total first (ties by name):
@@ -67,6 +78,7 @@ private:
   // shrinker, hence the (almost always single-entry) list, a deque so that
   // the totals totals() hands out never move.
   std::unordered_map<std::string, std::deque<Shrinker>, StringHash, std::equal_to<>> instances_;
+  std::size_t own_instances_ = 0;
 };
 
 } // namespace allocwatch

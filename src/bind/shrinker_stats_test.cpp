@@ -1,5 +1,6 @@
 #include "bind/shrinker_stats.h"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <sstream>
 #include <string>
@@ -92,4 +93,35 @@ TEST_CASE("totals() hands out totals that stay put and add up with add()") {
   CHECK(super.calls == 3);
   CHECK(super.total == 6'000);
   CHECK(super.max == 3'000);
+}
+
+TEST_CASE("past kMaxInstances, new instances count in their function's (other); totals stay "
+          "exact") {
+  ShrinkerStats stats;
+  const std::size_t past = ShrinkerStats::kMaxInstances + 100;
+  for (std::size_t i = 0; i < past; ++i)
+    stats.add("super_cache_scan", std::to_string(i), 1'000);
+  stats.add("ext4_es_scan", "e", 5'000);
+  stats.add("super_cache_scan", "0", 1'000); // known: still its own
+  CHECK(stats.instances() == ShrinkerStats::kMaxInstances);
+  const std::vector<ShrinkerSummary> summary = stats.summary();
+  REQUIRE(summary.size() == 2);
+  const ShrinkerSummary& super = summary[0];
+  CHECK(super.symbol == "super_cache_scan");
+  CHECK(super.totals.calls == past + 1);
+  CHECK(super.totals.total == static_cast<Nanos>(past + 1) * 1'000);
+  CHECK(super.instances.size() == ShrinkerStats::kMaxInstances + 1);
+  auto instance = [&super](std::string_view name) {
+    return std::find_if(super.instances.begin(), super.instances.end(),
+                        [name](const auto& i) { return i.name == name; });
+  };
+  REQUIRE(instance("0") != super.instances.end());
+  CHECK(instance("0")->totals.calls == 2);
+  REQUIRE(instance("(other)") != super.instances.end());
+  CHECK(instance("(other)")->totals.calls == 100);
+  // A function first seen past the bound has its calls in its own (other).
+  CHECK(summary[1].symbol == "ext4_es_scan");
+  CHECK(summary[1].totals.calls == 1);
+  CHECK(summary[1].instances.size() == 1);
+  CHECK(summary[1].instances[0].name == "(other)");
 }

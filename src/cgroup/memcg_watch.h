@@ -46,6 +46,8 @@ public:
   const std::vector<MemcgChain>& finish();
 
   std::uint64_t not_kept() const { return not_kept_; }
+  // Cgroups noted, at most kMaxCgroups.
+  std::size_t cgroups() const { return chains_.size(); }
 
 private:
   MemcgState read(CgroupVersion version, const std::string& path) const;

@@ -227,7 +227,8 @@ int replay(const Options& options, const Profile& profile) {
   UntilStopSignal source(file);
   LineReader reader(source);
   RunCounts counts;
-  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats,
+                     [&report] { return report.tables(); });
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
@@ -363,12 +364,6 @@ int trace_live(const Options& options, const Profile& profile) {
 
   if (options.watch)
     restore_after_crash(plan.tracing_dir);
-  RunCounts counts;
-  RunMetrics metrics(profile, counts.shrinkers, counts.stats);
-  metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
-  if (const auto publish = metrics_options(options))
-    metrics.start(*publish, plan.mode, std::cerr, options.quiet);
-
   std::unique_ptr<OutputFile> saved;
   if (options.save)
     saved = value_or_throw(OutputFile::create(*options.save));
@@ -381,6 +376,15 @@ int trace_live(const Options& options, const Profile& profile) {
   SavedCgroups learnt;
   Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
+  RunCounts counts;
+  RunMetrics metrics(profile, counts.shrinkers, counts.stats, [&report, &cgroups] {
+    std::vector<TableSize> tables = report.tables();
+    tables.push_back({"task_cgroups", cgroups.tasks(), cgroups.max_tasks()});
+    return tables;
+  });
+  metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
+  if (const auto publish = metrics_options(options))
+    metrics.start(*publish, plan.mode, std::cerr, options.quiet);
   Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
   throw_on_error(session.start());
   metrics.set_mode(session.mode()); // graph mode may have fallen back to events

@@ -7,6 +7,7 @@
 #include "output/text_table.h"
 #include "util/result.h"
 
+#include <algorithm>
 #include <ostream>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -34,6 +35,23 @@ void RunReport::observe(FanoutSink& sinks) {
   sinks.add(cgroups_);
   if (timeline_)
     sinks.add(*timeline_);
+}
+
+std::vector<TableSize> RunReport::tables() const {
+  std::vector<TableSize> tables = {
+      {"task_rows", stalls_.task_rows(), stalls_.limits().task_rows},
+      {"order_rows", stalls_.order_rows_kept(), stalls_.limits().order_rows},
+      {"held_figures", stalls_.held_figures(), StallStats::kHeldFigures}};
+  if (memcg_ == nullptr)
+    return tables; // a replay has no cgroups
+  const std::vector<const CgroupRow*> rows = cgroups_.rows();
+  tables.push_back({"cgroup_rows",
+                    static_cast<std::uint64_t>(std::count_if(
+                        rows.begin(), rows.end(),
+                        [](const CgroupRow* row) { return row->of == CgroupRow::Of::Cgroup; })),
+                    cgroups_.max_rows()});
+  tables.push_back({"memcg_cgroups", memcg_->cgroups(), MemcgWatch::kMaxCgroups});
+  return tables;
 }
 
 const std::vector<MemcgChain>& RunReport::cgroup_limits() {

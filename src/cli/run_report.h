@@ -10,6 +10,7 @@
 #include "bind/run_stats.h"
 #include "cgroup/memcg_watch.h"
 #include "cli/options.h"
+#include "metrics/render.h"
 #include "output/cgroup_stats.h"
 #include "output/fanout_sink.h"
 #include "output/stall_stats.h"
@@ -44,6 +45,8 @@ public:
   // The limits' last reading, taken once (the first call, or the report's
   // first writing); empty when the run learnt no cgroups.
   const std::vector<MemcgChain>& cgroup_limits();
+  // The sizes of the stall report's bounded tables, for the metrics.
+  std::vector<TableSize> tables() const;
 
   // After the last line, in --format json: the run's record and the
   // report's records, after the spans and shrinker totals (nothing when the

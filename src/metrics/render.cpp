@@ -1,5 +1,7 @@
 #include "metrics/render.h"
 
+#include "bind/shrinker_keys.h"
+
 namespace allocwatch {
 
 namespace {
@@ -112,6 +114,34 @@ void input(Exposition& out, const MetricsSources& s) {
           s.metrics_file_errors);
 }
 
+// The bounded tables and their bounds: allocwatch(8), METRICS, names each.
+void tables(Exposition& out, const MetricsSources& s) {
+  std::vector<TableSize> sizes = {
+      {"tasks", s.run.tasks_known, 0},
+      {"shrinker_keys", s.run.shrinker_keys, ShrinkerKeys::kMaxKeys},
+      {"shrinker_instances", s.shrinkers.instances(), ShrinkerStats::kMaxInstances},
+  };
+  TableSize series{"comm_series"}, candidates{"comm_candidates"};
+  for (const StallMetrics::Kind& kind : s.stalls.kinds()) {
+    series.entries += kind.comms.series().size();
+    series.max += kind.comms.top();
+    candidates.entries += kind.comms.candidates();
+    candidates.max += kind.comms.max_candidates();
+  }
+  sizes.push_back(series);
+  sizes.push_back(candidates);
+  sizes.insert(sizes.end(), s.more_tables.begin(), s.more_tables.end());
+  out.family("allocwatch_table_entries", Type::Gauge,
+             "Entries in each table allocwatch keeps for as long as it runs.");
+  for (const TableSize& table : sizes)
+    out.sample("allocwatch_table_entries", {{"table", table.table}}, table.entries);
+  out.family("allocwatch_table_max_entries", Type::Gauge,
+             "The bound of each table with one (the tasks are bounded by the profile's window).");
+  for (const TableSize& table : sizes)
+    if (table.max != 0)
+      out.sample("allocwatch_table_max_entries", {{"table", table.table}}, table.max);
+}
+
 } // namespace
 
 std::string render_metrics(const MetricsSources& sources) {
@@ -120,6 +150,7 @@ std::string render_metrics(const MetricsSources& sources) {
   stalls(out, sources.stalls);
   shrinkers(out, sources.shrinkers);
   input(out, sources);
+  tables(out, sources);
   return out.text();
 }
 

@@ -12,8 +12,17 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace allocwatch {
+
+// One of the tables a run keeps for as long as it runs, for
+// allocwatch_table_entries and allocwatch_table_max_entries.
+struct TableSize {
+  std::string_view table; // "task_rows"
+  std::uint64_t entries = 0;
+  std::uint64_t max = 0; // its bound; 0: none by count (the binder's tasks, by time)
+};
 
 struct MetricsSources {
   std::string_view version;
@@ -24,6 +33,8 @@ struct MetricsSources {
   const ShrinkerStats& shrinkers;
   const RunStats& run;
   std::uint64_t metrics_file_errors = 0; // failed rewrites of --metrics-file
+  // Tables the sources above do not hold (the stall report's), listed after theirs.
+  std::vector<TableSize> more_tables = {};
 };
 
 std::string render_metrics(const MetricsSources& sources);

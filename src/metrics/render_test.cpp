@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <string>
+#include <utility>
 
 using namespace allocwatch;
 
@@ -84,4 +85,57 @@ TEST_CASE("metrics: stalls by kind and comm, background apart, inner calls not a
   CHECK(has_line(text, "allocwatch_events_lost_total 600"));
   CHECK(has_line(text, "allocwatch_held_lines_dropped_total 7"));
   CHECK(has_line(text, "allocwatch_metrics_file_errors_total 2"));
+}
+
+TEST_CASE("metrics: each table's size and bound; thousands of comms and shrinkers keep the "
+          "series bounded") {
+  const Profile profile = two_kinds();
+  StallMetrics stalls(profile);
+  ShrinkerStats shrinkers;
+  RunStats run;
+  run.tasks_known = 1234;
+  run.shrinker_keys = 17;
+  auto series = [&] {
+    const std::string text = render_metrics(MetricsSources{"0.1.0",
+                                                           "events",
+                                                           "watch",
+                                                           100 * kMicro,
+                                                           stalls,
+                                                           shrinkers,
+                                                           run,
+                                                           0,
+                                                           {{"task_rows", 999, 1000}}});
+    std::size_t samples = 0;
+    for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1)
+      samples += text[at] != '#';
+    return std::pair{text, samples};
+  };
+  const std::size_t empty = series().second;
+  // Ten series and "other" per kind, one series per shrinker function, the
+  // tables fixed: past every bound, the series of the two kinds and two
+  // functions are all there are.
+  for (int i = 0; i < 5000; ++i) {
+    const std::string comm = "task" + std::to_string(i);
+    stalls.incident(span("direct reclaim", comm, 2 * kMilli));
+    stalls.incident(span("shrinker", comm, 2 * kMilli));
+    shrinkers.add(i % 2 ? "super_cache_scan" : "ext4_es_scan", std::to_string(i), 1'000);
+    if (i % 1000 == 500)
+      stalls.rebalance();
+  }
+  const auto [text, full] = series();
+  CHECK(full == empty + 2 * StallMetrics::kTopComms + 2 * 2);
+  CHECK(has_line(text, "# TYPE allocwatch_table_entries gauge"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"tasks\"} 1234"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"shrinker_keys\"} 17"));
+  CHECK(has_line(text, "allocwatch_table_max_entries{table=\"shrinker_keys\"} 4096"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"shrinker_instances\"} 4096"));
+  CHECK(has_line(text, "allocwatch_table_max_entries{table=\"shrinker_instances\"} 4096"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"comm_series\"} 20"));
+  CHECK(has_line(text, "allocwatch_table_max_entries{table=\"comm_series\"} 20"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"comm_candidates\"} 80"));
+  CHECK(has_line(text, "allocwatch_table_max_entries{table=\"comm_candidates\"} 80"));
+  CHECK(has_line(text, "allocwatch_table_entries{table=\"task_rows\"} 999"));
+  CHECK(has_line(text, "allocwatch_table_max_entries{table=\"task_rows\"} 1000"));
+  // The tasks are bounded by the window, not by a count: no bound to publish.
+  CHECK(text.find("allocwatch_table_max_entries{table=\"tasks\"}") == std::string::npos);
 }

@@ -32,8 +32,8 @@ void RunMetrics::finish() {
 
 std::string RunMetrics::render(std::uint64_t file_errors) const {
   return render_metrics(MetricsSources{kVersion, mode_ ? mode_name(*mode_) : "", profile_.name,
-                                       profile_.threshold, stalls_, shrinkers_, stats_,
-                                       file_errors});
+                                       profile_.threshold, stalls_, shrinkers_, stats_, file_errors,
+                                       more_tables_ ? more_tables_() : Tables::result_type{}});
 }
 
 } // namespace allocwatch

@@ -7,21 +7,28 @@
 #include "bind/run_stats.h"
 #include "bind/shrinker_stats.h"
 #include "metrics/publisher.h"
+#include "metrics/render.h"
 #include "metrics/stall_metrics.h"
 #include "profile/profile.h"
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace allocwatch {
 
 class RunMetrics {
 public:
-  // The run's counts, read at every rendering; all must outlive it.
-  RunMetrics(const Profile& profile, const ShrinkerStats& shrinkers, const RunStats& stats)
-      : profile_(profile), shrinkers_(shrinkers), stats_(stats), stalls_(profile) {}
+  using Tables = std::function<std::vector<TableSize>()>;
+  // The run's counts, read at every rendering; all must outlive it, and
+  // what `more_tables` reads too (the sizes of the stall report's tables).
+  RunMetrics(const Profile& profile, const ShrinkerStats& shrinkers, const RunStats& stats,
+             Tables more_tables = {})
+      : profile_(profile), shrinkers_(shrinkers), stats_(stats),
+        more_tables_(std::move(more_tables)), stalls_(profile) {}
 
   // Binds --listen and writes the file once: a mistake in either is a
   // FatalError, before tracing starts. `mode`: the one planned (none in a
@@ -54,6 +61,7 @@ private:
   const Profile& profile_;
   const ShrinkerStats& shrinkers_;
   const RunStats& stats_;
+  Tables more_tables_;
   StallMetrics stalls_;
   std::optional<Mode> mode_;
   std::unique_ptr<MetricsPublisher> publisher_;

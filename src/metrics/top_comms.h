@@ -44,6 +44,10 @@ public:
   // The comms with a series of their own, in the order they got it.
   const std::vector<Series>& series() const { return series_; }
   std::uint64_t other() const { return other_; }
+  // The bounds: comms with a series, and candidates kept.
+  std::size_t top() const { return top_; }
+  std::size_t max_candidates() const { return capacity_; }
+  std::size_t candidates() const { return candidates_.size(); }
 
 private:
   struct Candidate {

@@ -303,6 +303,11 @@ void StallStats::fold_smallest_rows() {
   }
 }
 
+std::size_t StallStats::order_rows_kept() const {
+  return static_cast<std::size_t>(std::count_if(orders_.begin(), orders_.end(),
+                                                [](const OrderRow& row) { return !row.other; }));
+}
+
 StallStats::SpanClass StallStats::span_class(std::string_view span) {
   for (const auto& [name, known] : span_classes_)
     if (name.data() == span.data())

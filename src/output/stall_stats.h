@@ -174,6 +174,11 @@ public:
   const std::optional<WorstStall>& worst() const { return worst_; }
   // Task rows folded into "other tasks" rows to make room.
   std::uint64_t folded_rows() const { return folded_rows_; }
+  const Limits& limits() const { return limits_; }
+  // Task rows (at most limits().task_rows) and order rows (at most
+  // limits().order_rows), the folded rows not counted.
+  std::size_t task_rows() const { return task_rows_; }
+  std::size_t order_rows_kept() const;
   // Figures held for a reclaim stall around them, for tests.
   std::size_t held_figures() const { return held_figures_; }
   static constexpr std::size_t kHeldFigures = 4096;
