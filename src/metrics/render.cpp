@@ -25,7 +25,7 @@ void cgroups(Exposition& out, const StallMetrics& stalls) {
   const auto each = [&](auto write) {
     for (const StallMetrics::Kind& kind : stalls.kinds()) {
       for (const TopCgroups::Series& s : kind.cgroups.series())
-        write(kind.name, s.path, s.container, s.totals);
+        write(kind.name, s.name, container_of(s.name), s.totals);
       write(kind.name, TopCgroups::kOther, kNoContainer, kind.cgroups.other());
     }
   };
@@ -54,7 +54,7 @@ void cgroups(Exposition& out, const StallMetrics& stalls) {
                         {"cgroup", cgroup},
                         {"container_id", container.id},
                         {"pod_uid", container.pod_uid}},
-                       totals.time);
+                       totals.weight);
   });
 }
 
@@ -73,10 +73,10 @@ void stalls(Exposition& out, const StallMetrics& stalls) {
              "have a series each, the rest are comm=\"other\".");
   for (const StallMetrics::Kind& kind : stalls.kinds()) {
     for (const TopComms::Series& series : kind.comms.series())
-      out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", series.comm}},
-                 series.total);
+      out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", series.name}},
+                 series.totals.stalls);
     out.sample("allocwatch_stalls_total", {{"kind", kind.name}, {"comm", TopComms::kOther}},
-               kind.comms.other());
+               kind.comms.other().stalls);
   }
   cgroups(out, stalls);
 }

@@ -15,7 +15,11 @@ StallMetrics::Kind& StallMetrics::kind(std::string_view name) {
       std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) { return k.name == name; });
   if (found != kinds_.end())
     return *found;
-  kinds_.push_back(Kind{std::string(name), {}, {}, TopComms{kTopComms}, TopCgroups{top_cgroups_}});
+  kinds_.push_back(Kind{std::string(name),
+                        {},
+                        {},
+                        TopComms{kTopComms, kCommCandidates},
+                        make_top_cgroups(top_cgroups_)});
   return kinds_.back();
 }
 
@@ -30,8 +34,8 @@ void StallMetrics::incident(const Incident& incident) {
     return;
   }
   k.stalls.add(duration);
-  k.comms.add(incident.comm);
-  k.cgroups.add(incident.cgroup, duration);
+  add_comm_stall(k.comms, incident.comm);
+  add_cgroup_stall(k.cgroups, incident.cgroup, duration);
 }
 
 void StallMetrics::rebalance() {

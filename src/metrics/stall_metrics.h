@@ -21,6 +21,7 @@ namespace allocwatch {
 class StallMetrics : public Sink {
 public:
   static constexpr std::size_t kTopComms = 10;
+  static constexpr std::size_t kCommCandidates = 40;
   static constexpr std::size_t kTopCgroups = 10;
 
   // Every kind the profile names has its series from the start, at zero:
@@ -38,11 +39,11 @@ public:
   void rebalance();
 
   struct Kind {
-    std::string name;             // "direct reclaim"
-    DurationHistogram stalls;     // tasks that stalled
-    DurationHistogram background; // the profile's background tasks
-    TopComms comms{kTopComms};    // the stalls, by task name
-    TopCgroups cgroups;           // the stalls, by memory cgroup
+    std::string name;                           // "direct reclaim"
+    DurationHistogram stalls;                   // tasks that stalled
+    DurationHistogram background;               // the profile's background tasks
+    TopComms comms{kTopComms, kCommCandidates}; // the stalls, by task name
+    TopCgroups cgroups;                         // the stalls, by memory cgroup
   };
   // In the profile's order, then any kind seen that it did not name.
   const std::vector<Kind>& kinds() const { return kinds_; }
