@@ -14,13 +14,17 @@
 # instances, the cgroup, the data file) on every way out.
 #   scripts/bench-live.sh BUILD_DIR [LINES]
 # Environment: ALLOCWATCH=path, PROFILE=path: another build and its profile;
-# THRESHOLD=50us; MAX_SECONDS=120.
+# BASELINE=path: an earlier allocwatch run beside it (with --force) on the
+# same stream, so that what a change costs shows on one load (the cgroup
+# attribution's cost against a build without it); THRESHOLD=50us;
+# MAX_SECONDS=120.
 set -u
 build=${1:-build}
 want_lines=${2:-200000}
 max_seconds=${MAX_SECONDS:-120}
 cd "$(dirname "$0")/.." || exit 1
 bin=${ALLOCWATCH:-$build/allocwatch}
+baseline=${BASELINE:-}
 profile=${PROFILE:-configs/default.yaml}
 threshold=${THRESHOLD:-50us} # the live tests'
 
@@ -84,6 +88,12 @@ mkdir "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || exit 1
 /usr/bin/time -f '%U %S %M' -o "$tmp/aw.time" \
   "$bin" -p "$profile" --mode events -t "$threshold" >"$tmp/aw.out" 2>"$tmp/aw.err" &
 aw_time=$!
+base_time=""
+if [ -n "$baseline" ]; then
+  /usr/bin/time -f '%U %S %M' -o "$tmp/base.time" \
+    "$baseline" -p "$profile" --mode events -t "$threshold" --force >"$tmp/base.out" 2>"$tmp/base.err" &
+  base_time=$!
+fi
 /usr/bin/time -f '%U %S %M' -o "$tmp/cat.time" cat "$inst/trace_pipe" >"$tmp/cat.out" &
 cat_time=$!
 /usr/bin/time -f '%U %S %M' -o "$tmp/wc.time" wc -l "$wc_inst/trace_pipe" >"$tmp/wc.out" &
@@ -93,6 +103,12 @@ wc_time=$!
 for _ in $(seq 100); do
   aw_pid=$(pgrep -P "$aw_time")
   [ -n "$aw_pid" ] && grep -qs 1 "$T/instances/allocwatch-$aw_pid/tracing_on" && break
+  sleep 0.1
+done
+for _ in $(seq 100); do
+  [ -z "$base_time" ] && break
+  base_pid=$(pgrep -P "$base_time")
+  [ -n "$base_pid" ] && grep -qs 1 "$T/instances/allocwatch-$base_pid/tracing_on" && break
   sleep 0.1
 done
 sleep 0.5
@@ -121,9 +137,10 @@ aw_pid=$(pgrep -P "$aw_time")
 cat_pid=$(pgrep -P "$cat_time")
 wc_pid=$(pgrep -P "$wc_time")
 [ -n "$aw_pid" ] && kill -INT "$aw_pid"
+[ -n "$base_time" ] && base_pid=$(pgrep -P "$base_time") && kill -INT "$base_pid"
 [ -n "$cat_pid" ] && kill -TERM "$cat_pid"
 [ -n "$wc_pid" ] && kill -TERM "$wc_pid"
-wait "$aw_time" "$cat_time" "$wc_time" 2>/dev/null
+wait "$aw_time" "$cat_time" "$wc_time" $base_time 2>/dev/null
 
 # The last line: a command ended by a signal has a line about it first.
 read -r aw_user aw_sys aw_rss < <(tail -n 1 "$tmp/aw.time")
@@ -145,6 +162,12 @@ echo "allocwatch -t $threshold --mode events beside cat and wc -l, each reading 
 echo "instance (wc -l's lines and losses are not counted: its output is one number)"
 printf '%-11s %8s %8s %9s %9s %12s\n' "" "user s" "sys s" "VmHWM kB" lines "events lost"
 printf '%-11s %8s %8s %9s %9s %12s\n' allocwatch "$aw_user" "$aw_sys" "$aw_rss" "${aw_lines:-?}" "${aw_lost:-?}"
+if [ -n "$base_time" ]; then
+  read -r base_user base_sys base_rss < <(tail -n 1 "$tmp/base.time")
+  printf '%-11s %8s %8s %9s %9s %12s\n' baseline "$base_user" "$base_sys" "$base_rss" \
+    "$(sed -n 's/^allocwatch: \([0-9]*\) lines read.*/\1/p' "$tmp/base.err")" \
+    "$(sed -n 's/.* \([0-9]*\) events lost by the kernel.*/\1/p' "$tmp/base.err")"
+fi
 printf '%-11s %8s %8s %9s %9s %12s\n' cat "$cat_user" "$cat_sys" "$cat_rss" "$cat_lines" "$cat_lost"
 printf '%-11s %8s %8s %9s\n' "wc -l" "$wc_user" "$wc_sys" "$wc_rss"
 verdict() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo met || echo MISSED; }
