@@ -1,5 +1,6 @@
 #include "bind/binder.h"
 
+#include "kernel/vocabulary.h"
 #include "profile/stalls.h"
 #include "trace/parser.h"
 
@@ -63,8 +64,8 @@ void Binder::EventSet::insert(EventId id) {
 Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, ShrinkerStats& shrinkers,
                RunStats& stats)
     : profile_(profile), threshold_(options.threshold), window_(profile.window), sink_(sink),
-      shrinkers_(shrinkers), stats_(stats), store_(profile.max_held_bytes),
-      release_(options.release) {
+      shrinkers_(shrinkers), stats_(stats), background_work_(options.background_work),
+      store_(profile.max_held_bytes), release_(options.release) {
   stats_.max_held_bytes = profile.max_held_bytes;
   stats_.threshold = options.threshold;
   if (options.mode)
@@ -119,6 +120,10 @@ void Binder::use_mode(Mode mode) {
       }
     }
   }
+  if (background_work_ != nullptr)
+    for (const KnownEvent& event : known_events())
+      if (BackgroundWork::counts(event.role))
+        event_role(std::string(event.name)).work = event.role;
   roles_by_id_.assign(events_.size(), nullptr);
   event_names_.assign(events_.size(), {});
   event_roles_.clear();
@@ -305,6 +310,11 @@ void Binder::on_event(const Record& record) {
   if (found == nullptr || record.ts < 0)
     return;
   const EventRole& role = *found;
+  if (role.work != allocwatch::EventRole::None &&
+      is_background_comm(profile_.background, record.comm))
+    background_work_->add(record.pid, record.comm, role.work, record.fields, record.ts);
+  if (!role.claimable && role.begins.empty() && role.ends.empty())
+    return; // no span's line: a task needs no state for it
   // Nearly full: release what every task can before the store must drop.
   if (release_ && store_.held_bytes() > store_.capacity() / 8 * kFullEighths &&
       seq_ - last_sweep_ >= kFullSweepEvery)

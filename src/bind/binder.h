@@ -5,6 +5,7 @@
 // the span's closing line is read, each line with its tracepoint as parsed.
 #pragma once
 
+#include "bind/background_work.h"
 #include "bind/event_table.h"
 #include "bind/incident.h"
 #include "bind/run_stats.h"
@@ -36,6 +37,9 @@ struct BinderOptions {
   // window passes them or over the bounds: the same output, more memory. The
   // switch is for the tests that prove it.
   bool release = true;
+  // Where the lines of background tasks go that tell what they did; null:
+  // nowhere. Must outlive the binder.
+  BackgroundWork* background_work = nullptr;
 };
 
 class Binder {
@@ -79,6 +83,9 @@ private:
     std::vector<std::size_t> begins;     // active pairs it begins
     std::vector<std::size_t> ends;       // active pairs it ends
     std::vector<std::size_t> claimed_by; // active pairs that claim it
+    // Its role in the kernel table, where BackgroundWork counts its lines of
+    // background tasks; None otherwise.
+    allocwatch::EventRole work = allocwatch::EventRole::None;
   };
   struct FunctionRole {
     EventSet claims;
@@ -128,6 +135,7 @@ private:
   Sink& sink_;
   ShrinkerStats& shrinkers_;
   RunStats& stats_;
+  BackgroundWork* background_work_;
   std::optional<Mode> mode_;
 
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;

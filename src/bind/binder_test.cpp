@@ -106,11 +106,12 @@ class Trace {
 public:
   explicit Trace(Nanos threshold, std::optional<Mode> mode = Mode::Graph,
                  Profile profile = test_profile())
-      : binder(profile, BinderOptions{threshold, mode}, sink, shrinkers, stats),
+      : binder(profile, BinderOptions{threshold, mode, true, &work}, sink, shrinkers, stats),
         format_(mode == Mode::Events ? TraceFormat::Events : TraceFormat::Graph) {}
 
   RunStats stats;
   ShrinkerStats shrinkers;
+  BackgroundWork work;
   RecordingSink sink;
   Binder binder;
 
@@ -1127,6 +1128,41 @@ TEST_CASE("binder: an incident carries its span's stall kind and whether its tas
     CHECK(t.incident(0).kind == "direct reclaim");
     CHECK(t.incident(1).span == "compaction");
     CHECK(t.incident(1).kind.empty());
+  }
+}
+
+TEST_CASE("binder: what background tasks did reaches BackgroundWork, claimed or not") {
+  Profile profile = test_profile();
+  profile.background = {"kswapd", "kcompactd"};
+  for (const Mode mode : {Mode::Graph, Mode::Events}) {
+    CAPTURE(mode_name(mode));
+    Trace t(100 * us, mode, profile);
+    if (mode == Mode::Events)
+      t.set_format(TraceFormat::Events);
+    t.event({1}, 1 * ms, "mm_vmscan_lru_shrink_inactive", "nid=0 nr_scanned=32 nr_reclaimed=30");
+    t.set_comm("kswapd0");
+    t.event({44}, 2 * ms, "mm_vmscan_kswapd_wake", "nid=0 order=0");
+    t.event({44}, 3 * ms, "mm_vmscan_lru_shrink_inactive", "nid=0 nr_scanned=32 nr_reclaimed=30");
+    t.event({44}, 4 * ms, "mm_vmscan_kswapd_wake", "nid=0 order=2");
+    t.event({44}, 7 * ms, "mm_vmscan_kswapd_sleep", "nid=0");
+    t.set_comm("kcompac"); // function_graph's cut
+    t.event({35}, 8 * ms, "mm_compaction_kcompactd_wake", "nid=0 order=2 classzone_idx=Normal");
+    t.event({35}, 9 * ms, "mm_compaction_kcompactd_sleep", "nid=0");
+    // The wakes and sleeps are no span's lines: only the two tasks that
+    // printed an LRU scan (a line a span may claim) have state.
+    CHECK(t.binder.tasks() == 2);
+    const auto& tasks = t.work.tasks();
+    REQUIRE(tasks.size() == 2); // the direct reclaimer's scan is not background work
+    CHECK(tasks[0].pid == 35);
+    CHECK(tasks[0].comm == "kcompac");
+    CHECK(tasks[0].wakes == 1);
+    CHECK(tasks[0].awake == 1 * ms);
+    CHECK(tasks[1].pid == 44);
+    CHECK(tasks[1].wakes == 2);
+    CHECK(tasks[1].rewakes == 1);
+    CHECK(tasks[1].awake == 5 * ms);
+    CHECK(tasks[1].pages_scanned == 32);
+    CHECK(tasks[1].pages_reclaimed == 30);
   }
 }
 
