@@ -140,6 +140,7 @@ void print_counts(std::ostream& err, const RunStats& stats, std::size_t width) {
 struct RunCounts {
   RunStats stats;
   ShrinkerStats shrinkers;
+  BackgroundWork background;
 };
 
 // --metrics-file and --listen, for RunMetrics; none given: no metrics.
@@ -184,9 +185,11 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
               .count();
         },
         attribution->learnt);
-  Binder binder(profile, BinderOptions{profile.threshold, mode},
-                attributed ? static_cast<Sink&>(*attributed) : sinks, counts.shrinkers,
-                counts.stats);
+  report.background(counts.background);
+  BinderOptions binding{profile.threshold, mode};
+  binding.background_work = &counts.background;
+  Binder binder(profile, binding, attributed ? static_cast<Sink&>(*attributed) : sinks,
+                counts.shrinkers, counts.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
