@@ -36,6 +36,9 @@ struct RunStats {
   // none) is at least that tracing_thresh.
   bool graph_entries = false;
   Nanos shortest_return = -1;
+  // The tracing_thresh a live run recorded in the --save file being
+  // replayed (trace/capture_record.h); -1: none recorded.
+  Nanos saved_tracing_thresh = -1;
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth
