@@ -97,6 +97,10 @@ private:
     EventSet claims;
     std::string_view kind; // its stall kind, from the profile; empty: none
     std::uint64_t* over_threshold = nullptr;
+    // Graph mode's count of an events-mode pair (RunStats::graph_pairs):
+    // its index there; it claims, prints and counts nothing else. -1: a
+    // pair of the mode.
+    std::ptrdiff_t check = -1;
   };
 
   void use_mode(Mode mode);
@@ -120,6 +124,7 @@ private:
   void passed_outermost(const Record& record);
   void open_pair(TaskState& task, std::size_t pair, const Record& record);
   bool close_pair(TaskState& task, std::size_t pair, const Record& record);
+  void count_pair(TaskState& task, const ActivePair& active, const Record& record);
   void on_entry(const Record& record);
   void on_leaf(const Record& record);
   void on_return(const Record& record);

@@ -1166,6 +1166,50 @@ TEST_CASE("binder: what background tasks did reaches BackgroundWork, claimed or 
   }
 }
 
+TEST_CASE("binder: graph mode counts a stall kind's events-mode pairs beside its returns") {
+  Profile profile = test_profile();
+  StallKind reclaim;
+  reclaim.kind = "direct reclaim";
+  reclaim.functions = {"try_to_free_pages"};
+  reclaim.pairs = {"direct_reclaim"};
+  profile.stalls = {reclaim};
+  // A pair of the profile that is no kernel begin/end pair is not counted.
+  StallKind kswapd;
+  kswapd.kind = "background reclaim";
+  kswapd.functions = {"balance_pgdat"};
+  kswapd.pairs = {"kswapd"};
+  profile.stalls.push_back(kswapd);
+  profile.pairs.push_back(
+      pair("kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep", {}, {Mode::Events}));
+  Trace t(100 * us, Mode::Graph, profile);
+  // Slow, but its return is not in the trace (tracing_thresh above -t).
+  t.event({1}, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({1}, 1 * ms + 200 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  // Slow, with its return.
+  t.event({1}, 2 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({1}, 2 * ms + 300 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.ret({1}, 2 * ms + 310 * us, 320 * us, "try_to_free_pages");
+  // Quick; and an end without its begin, which only events mode counts.
+  t.event({2}, 3 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({2}, 3 * ms + 50 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.event({3}, 4 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.binder.finish();
+  REQUIRE(t.stats.graph_pairs.size() == 1);
+  const RunStats::PairCheck& check = t.stats.graph_pairs.front();
+  CHECK(check.pair == "direct_reclaim");
+  CHECK(check.pairs == 2);
+  CHECK(check.returns == 1);
+  CHECK(t.stats.unmatched_ends == 0);
+  CHECK(t.stats.pairs_over_threshold.empty());
+  REQUIRE(t.sink.incidents.size() == 1); // the return, with the pair's lines it claims
+  CHECK(t.incident(0).span == "try_to_free_pages");
+  CHECK(t.incident(0).lines.size() == 3);
+  std::ostringstream out;
+  t.stats.print(out);
+  CHECK(out.str().find("allocwatch: 2 direct_reclaim begin/end pairs took 100us or more, but only "
+                       "1 try_to_free_pages return did") != std::string::npos);
+}
+
 TEST_CASE("a slow trace (a watch on a quiet machine) forgets idle tasks by its own time") {
   Profile profile = test_profile();
   profile.window = 10 * ms;

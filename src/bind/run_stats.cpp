@@ -61,6 +61,18 @@ void RunStats::print(std::ostream& out) const {
            "the trace (tracing began inside the call, or the kernel lost the entry), so its "
            "function and its tracepoints are unknown\n";
   print_counts("pairs", pairs_over_threshold);
+  for (const PairCheck& check : graph_pairs) {
+    if (check.pairs <= check.returns)
+      continue;
+    std::string functions;
+    for (const std::string& function : check.functions)
+      functions += (functions.empty() ? "" : "/") + function;
+    out << "allocwatch: " << check.pairs << ' ' << check.pair << " begin/end pairs took "
+        << format_duration(threshold) << " or more, but only " << check.returns << ' ' << functions
+        << (check.returns == 1 ? " return" : " returns")
+        << " did: the returns miss slow calls (tracing_thresh above -t, or returns the kernel "
+           "lost), and the report counts the returns\n";
+  }
 }
 
 } // namespace allocwatch

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace allocwatch {
 
@@ -46,6 +47,19 @@ struct RunStats {
   // a profile may name a pair after a function (shrink_slab is both).
   std::map<std::string, std::uint64_t, std::less<>> functions_over_threshold;
   std::map<std::string, std::uint64_t, std::less<>> pairs_over_threshold;
+  // Graph mode: the profile's events-mode pairs that are kernel begin/end
+  // pairs, of a stall kind that has functions too (direct_reclaim beside
+  // try_to_free_pages), counted and not printed: a pair's tracepoints are
+  // in the trace whatever tracing_thresh was, so pairs over threshold that
+  // outnumber the returns of the kind's functions show stalls the returns
+  // miss.
+  struct PairCheck {
+    std::string pair;
+    std::vector<std::string> functions;
+    std::uint64_t pairs = 0;   // over threshold
+    std::uint64_t returns = 0; // of the functions, over threshold, at the end
+  };
+  std::vector<PairCheck> graph_pairs;
 
   void print(std::ostream& out) const;
 };
