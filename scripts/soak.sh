@@ -43,8 +43,9 @@
 # - every scrape was answered, the watch exited 0 after SIGTERM, tracefs is
 #   byte-identical, and its output is what a watch writes: span and lost
 #   records while it runs; at the end, after the last of them, the shrinker
-#   totals, then the stall report's records (run, stall, background, order,
-#   reclaim, histogram; then cgroup, memcg), its task rows bounded.
+#   totals, then the stall report's records (run, stall, background,
+#   background_work, order, reclaim, histogram; then cgroup, memcg), its task
+#   rows bounded.
 #
 # Root, tracefs and cgroup v1 memory. It holds /tmp/allocwatch-live.lock the
 # whole time: the one long hold of the live lock the team allows.
@@ -246,13 +247,13 @@ stalls=$(awk '/^allocwatch_stall_duration_seconds_count/ { n += $NF } END { prin
 maxes=$(sed -n 's/^allocwatch_table_max_entries{table="\([a-z_]*\)"} \([0-9]*\)$/\1=\2/p' "$prom" | tr '\n' ' ')
 scrapes_ok=$(grep -c ok "$tmp/scrapes")
 scrapes_failed=$(grep -c fail "$tmp/scrapes")
-types() { sed -n 's/^{"type":"\([a-z]*\)".*/\1/p' "$1"; }
+types() { sed -n 's/^{"type":"\([a-z_]*\)".*/\1/p' "$1"; }
 tally() { types "$1" | sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 } END { if (!NR) printf "none" }'; }
 running_other=$(types "$tmp/out.running" | grep -cv '^\(span\|lost\)$')
 # Span and lost records, then shrinker totals, then the report's records in
 # the order RunReport::write_json writes them (the stall report's, then the
 # cgroups'); prints the first out of order.
-ends="shrinker run stall background order reclaim histogram cgroup memcg"
+ends="shrinker run stall background background_work order reclaim histogram cgroup memcg"
 out_of_order=$(types "$tmp/out" | awk -v ends="$ends" '
   BEGIN { rank["span"] = 0; rank["lost"] = 0
           n = split(ends, names); for (i = 1; i <= n; i++) rank[names[i]] = i }

@@ -1,5 +1,6 @@
 #include "bind/binder.h"
 
+#include "kernel/vocabulary.h"
 #include "profile/stalls.h"
 #include "trace/parser.h"
 
@@ -63,8 +64,8 @@ void Binder::EventSet::insert(EventId id) {
 Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, ShrinkerStats& shrinkers,
                RunStats& stats)
     : profile_(profile), threshold_(options.threshold), window_(profile.window), sink_(sink),
-      shrinkers_(shrinkers), stats_(stats), store_(profile.max_held_bytes),
-      release_(options.release) {
+      shrinkers_(shrinkers), stats_(stats), background_work_(options.background_work),
+      store_(profile.max_held_bytes), release_(options.release) {
   stats_.max_held_bytes = profile.max_held_bytes;
   stats_.threshold = options.threshold;
   if (options.mode)
@@ -107,6 +108,29 @@ void Binder::use_mode(Mode mode) {
     for (const StallKind& stall : profile_.stalls)
       for (const std::string& function : stall.functions)
         functions_[function].kind = stall.kind;
+    // Only the kernel's own begin/end pairs, which bracket one call of the
+    // function (kswapd_wake..kswapd_sleep also holds kswapd's naps).
+    for (const PairSpec& spec : profile_.pairs) {
+      const KnownEvent* const begin = known_event(spec.begin);
+      if (spec.shrinker || begin == nullptr || begin->pairs_with != spec.end ||
+          std::find(spec.modes.begin(), spec.modes.end(), mode) != spec.modes.end())
+        continue;
+      for (const StallKind& stall : profile_.stalls) {
+        if (stall.functions.empty() ||
+            std::find(stall.pairs.begin(), stall.pairs.end(), spec.name) == stall.pairs.end())
+          continue;
+        const std::size_t index = pairs_.size();
+        pairs_.push_back(ActivePair{&spec,
+                                    {},
+                                    stall.kind,
+                                    nullptr,
+                                    static_cast<std::ptrdiff_t>(stats_.graph_pairs.size())});
+        stats_.graph_pairs.push_back({spec.name, stall.functions, 0, 0});
+        event_role(spec.begin).begins.push_back(index);
+        event_role(spec.end).ends.push_back(index);
+        break;
+      }
+    }
     for (const Binding& binding : profile_.bindings) {
       for (const std::string& function : binding.functions) {
         FunctionRole& role = functions_[function];
@@ -119,6 +143,10 @@ void Binder::use_mode(Mode mode) {
       }
     }
   }
+  if (background_work_ != nullptr)
+    for (const KnownEvent& event : known_events())
+      if (BackgroundWork::counts(event.role))
+        event_role(std::string(event.name)).work = event.role;
   roles_by_id_.assign(events_.size(), nullptr);
   event_names_.assign(events_.size(), {});
   event_roles_.clear();
@@ -299,6 +327,13 @@ void Binder::feed(const Record& record) {
 
 void Binder::finish() {
   sweep(); // what aged out of the window is dropped, as if the input had gone on
+  for (RunStats::PairCheck& check : stats_.graph_pairs) {
+    check.returns = 0;
+    for (const std::string& function : check.functions)
+      if (const auto found = stats_.functions_over_threshold.find(function);
+          found != stats_.functions_over_threshold.end())
+        check.returns += found->second;
+  }
   sink_.finish(shrinkers_);
 }
 
@@ -307,6 +342,11 @@ void Binder::on_event(const Record& record) {
   if (found == nullptr || record.ts < 0)
     return;
   const EventRole& role = *found;
+  if (role.work != allocwatch::EventRole::None &&
+      is_background_comm(profile_.background, record.comm))
+    background_work_->add(record.pid, record.comm, role.work, record.fields, record.ts);
+  if (!role.claimable && role.begins.empty() && role.ends.empty())
+    return; // no span's line: a task needs no state for it
   // Nearly full: release what every task can before the store must drop.
   if (release_ && store_.held_bytes() > store_.capacity() / 8 * kFullEighths &&
       seq_ - last_sweep_ >= kFullSweepEvery)
@@ -338,6 +378,10 @@ void Binder::hold(TaskState& task, const Record& record, EventId event) {
 
 void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
   OpenBegin& begin = task.begin(pair);
+  if (pairs_[pair].check >= 0) { // only its time is needed
+    task.open_begin(begin, record.ts, seq_, nullptr, {}, {});
+    return;
+  }
   if (begin.open && begin.ts < cutoff()) {
     task.close_begin(begin); // aged out before being replaced: expired, not replaced
     ++stats_.held_expired;
@@ -354,8 +398,21 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
     ++stats_.replaced_begins;
 }
 
+void Binder::count_pair(TaskState& task, const ActivePair& active, const Record& record) {
+  OpenBegin& begin = task.begin(static_cast<std::size_t>(&active - pairs_.data()));
+  if (!begin.open)
+    return;
+  task.close_begin(begin);
+  if (begin.ts >= cutoff() && record.ts - begin.ts >= threshold_)
+    ++stats_.graph_pairs[static_cast<std::size_t>(active.check)].pairs;
+}
+
 bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record) {
   ActivePair& active = pairs_[pair];
+  if (active.check >= 0) {
+    count_pair(task, active, record);
+    return false;
+  }
   OpenBegin& begin = task.begin(pair);
   if (begin.open && begin.ts < cutoff()) {
     task.close_begin(begin);

@@ -5,6 +5,7 @@
 // the span's closing line is read, each line with its tracepoint as parsed.
 #pragma once
 
+#include "bind/background_work.h"
 #include "bind/event_table.h"
 #include "bind/incident.h"
 #include "bind/run_stats.h"
@@ -36,6 +37,9 @@ struct BinderOptions {
   // window passes them or over the bounds: the same output, more memory. The
   // switch is for the tests that prove it.
   bool release = true;
+  // Where the lines of background tasks go that tell what they did; null:
+  // nowhere. Must outlive the binder.
+  BackgroundWork* background_work = nullptr;
 };
 
 class Binder {
@@ -79,6 +83,9 @@ private:
     std::vector<std::size_t> begins;     // active pairs it begins
     std::vector<std::size_t> ends;       // active pairs it ends
     std::vector<std::size_t> claimed_by; // active pairs that claim it
+    // Its role in the kernel table, where BackgroundWork counts its lines of
+    // background tasks; None otherwise.
+    allocwatch::EventRole work = allocwatch::EventRole::None;
   };
   struct FunctionRole {
     EventSet claims;
@@ -90,6 +97,10 @@ private:
     EventSet claims;
     std::string_view kind; // its stall kind, from the profile; empty: none
     std::uint64_t* over_threshold = nullptr;
+    // Graph mode's count of an events-mode pair (RunStats::graph_pairs):
+    // its index there; it claims, prints and counts nothing else. -1: a
+    // pair of the mode.
+    std::ptrdiff_t check = -1;
   };
 
   void use_mode(Mode mode);
@@ -113,6 +124,7 @@ private:
   void passed_outermost(const Record& record);
   void open_pair(TaskState& task, std::size_t pair, const Record& record);
   bool close_pair(TaskState& task, std::size_t pair, const Record& record);
+  void count_pair(TaskState& task, const ActivePair& active, const Record& record);
   void on_entry(const Record& record);
   void on_leaf(const Record& record);
   void on_return(const Record& record);
@@ -128,6 +140,7 @@ private:
   Sink& sink_;
   ShrinkerStats& shrinkers_;
   RunStats& stats_;
+  BackgroundWork* background_work_;
   std::optional<Mode> mode_;
 
   std::unordered_map<std::string, EventRole, StringHash, std::equal_to<>> events_;

@@ -106,11 +106,12 @@ class Trace {
 public:
   explicit Trace(Nanos threshold, std::optional<Mode> mode = Mode::Graph,
                  Profile profile = test_profile())
-      : binder(profile, BinderOptions{threshold, mode}, sink, shrinkers, stats),
+      : binder(profile, BinderOptions{threshold, mode, true, &work}, sink, shrinkers, stats),
         format_(mode == Mode::Events ? TraceFormat::Events : TraceFormat::Graph) {}
 
   RunStats stats;
   ShrinkerStats shrinkers;
+  BackgroundWork work;
   RecordingSink sink;
   Binder binder;
 
@@ -1128,6 +1129,85 @@ TEST_CASE("binder: an incident carries its span's stall kind and whether its tas
     CHECK(t.incident(1).span == "compaction");
     CHECK(t.incident(1).kind.empty());
   }
+}
+
+TEST_CASE("binder: what background tasks did reaches BackgroundWork, claimed or not") {
+  Profile profile = test_profile();
+  profile.background = {"kswapd", "kcompactd"};
+  for (const Mode mode : {Mode::Graph, Mode::Events}) {
+    CAPTURE(mode_name(mode));
+    Trace t(100 * us, mode, profile);
+    if (mode == Mode::Events)
+      t.set_format(TraceFormat::Events);
+    t.event({1}, 1 * ms, "mm_vmscan_lru_shrink_inactive", "nid=0 nr_scanned=32 nr_reclaimed=30");
+    t.set_comm("kswapd0");
+    t.event({44}, 2 * ms, "mm_vmscan_kswapd_wake", "nid=0 order=0");
+    t.event({44}, 3 * ms, "mm_vmscan_lru_shrink_inactive", "nid=0 nr_scanned=32 nr_reclaimed=30");
+    t.event({44}, 4 * ms, "mm_vmscan_kswapd_wake", "nid=0 order=2");
+    t.event({44}, 7 * ms, "mm_vmscan_kswapd_sleep", "nid=0");
+    t.set_comm("kcompac"); // function_graph's cut
+    t.event({35}, 8 * ms, "mm_compaction_kcompactd_wake", "nid=0 order=2 classzone_idx=Normal");
+    t.event({35}, 9 * ms, "mm_compaction_kcompactd_sleep", "nid=0");
+    // The wakes and sleeps are no span's lines: only the two tasks that
+    // printed an LRU scan (a line a span may claim) have state.
+    CHECK(t.binder.tasks() == 2);
+    const auto& tasks = t.work.tasks();
+    REQUIRE(tasks.size() == 2); // the direct reclaimer's scan is not background work
+    CHECK(tasks[0].pid == 35);
+    CHECK(tasks[0].comm == "kcompac");
+    CHECK(tasks[0].wakes == 1);
+    CHECK(tasks[0].awake == 1 * ms);
+    CHECK(tasks[1].pid == 44);
+    CHECK(tasks[1].wakes == 2);
+    CHECK(tasks[1].rewakes == 1);
+    CHECK(tasks[1].awake == 5 * ms);
+    CHECK(tasks[1].pages_scanned == 32);
+    CHECK(tasks[1].pages_reclaimed == 30);
+  }
+}
+
+TEST_CASE("binder: graph mode counts a stall kind's events-mode pairs beside its returns") {
+  Profile profile = test_profile();
+  StallKind reclaim;
+  reclaim.kind = "direct reclaim";
+  reclaim.functions = {"try_to_free_pages"};
+  reclaim.pairs = {"direct_reclaim"};
+  profile.stalls = {reclaim};
+  // A pair of the profile that is no kernel begin/end pair is not counted.
+  StallKind kswapd;
+  kswapd.kind = "background reclaim";
+  kswapd.functions = {"balance_pgdat"};
+  kswapd.pairs = {"kswapd"};
+  profile.stalls.push_back(kswapd);
+  profile.pairs.push_back(
+      pair("kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep", {}, {Mode::Events}));
+  Trace t(100 * us, Mode::Graph, profile);
+  // Slow, but its return is not in the trace (tracing_thresh above -t).
+  t.event({1}, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({1}, 1 * ms + 200 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  // Slow, with its return.
+  t.event({1}, 2 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({1}, 2 * ms + 300 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.ret({1}, 2 * ms + 310 * us, 320 * us, "try_to_free_pages");
+  // Quick; and an end without its begin, which only events mode counts.
+  t.event({2}, 3 * ms, "mm_vmscan_direct_reclaim_begin", "order=0");
+  t.event({2}, 3 * ms + 50 * us, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.event({3}, 4 * ms, "mm_vmscan_direct_reclaim_end", "nr_reclaimed=3");
+  t.binder.finish();
+  REQUIRE(t.stats.graph_pairs.size() == 1);
+  const RunStats::PairCheck& check = t.stats.graph_pairs.front();
+  CHECK(check.pair == "direct_reclaim");
+  CHECK(check.pairs == 2);
+  CHECK(check.returns == 1);
+  CHECK(t.stats.unmatched_ends == 0);
+  CHECK(t.stats.pairs_over_threshold.empty());
+  REQUIRE(t.sink.incidents.size() == 1); // the return, with the pair's lines it claims
+  CHECK(t.incident(0).span == "try_to_free_pages");
+  CHECK(t.incident(0).lines.size() == 3);
+  std::ostringstream out;
+  t.stats.print(out);
+  CHECK(out.str().find("allocwatch: 2 direct_reclaim begin/end pairs took 100us or more, but only "
+                       "1 try_to_free_pages return did") != std::string::npos);
 }
 
 TEST_CASE("a slow trace (a watch on a quiet machine) forgets idle tasks by its own time") {

@@ -28,7 +28,13 @@ void RunStats::print(std::ostream& out) const {
         << " begins without their end, " << orphan_returns << " returns without their entry\n";
   // tracing_thresh is set in whole microseconds: below the shortest return's
   // whole microseconds, a threshold asks for calls the trace cannot hold.
-  if (!graph_entries && shortest_return >= 0 && threshold < shortest_return / kMicro * kMicro)
+  if (saved_tracing_thresh > threshold)
+    out << "allocwatch: the live run that saved this trace set tracing_thresh to "
+        << format_duration(saved_tracing_thresh)
+        << ": the trace holds no shorter function call (tracepoints it holds all), so -t "
+        << format_duration(threshold) << " finds no more function calls than -t "
+        << format_duration(saved_tracing_thresh) << " would\n";
+  else if (!graph_entries && shortest_return >= 0 && threshold < shortest_return / kMicro * kMicro)
     out << "allocwatch: the shortest return in this trace took " << format_duration(shortest_return)
         << ": a trace of returns alone was captured with tracing_thresh (at most that), and holds "
            "no shorter function call (tracepoints it holds all), so -t "
@@ -55,6 +61,18 @@ void RunStats::print(std::ostream& out) const {
            "the trace (tracing began inside the call, or the kernel lost the entry), so its "
            "function and its tracepoints are unknown\n";
   print_counts("pairs", pairs_over_threshold);
+  for (const PairCheck& check : graph_pairs) {
+    if (check.pairs <= check.returns)
+      continue;
+    std::string functions;
+    for (const std::string& function : check.functions)
+      functions += (functions.empty() ? "" : "/") + function;
+    out << "allocwatch: " << check.pairs << ' ' << check.pair << " begin/end pairs took "
+        << format_duration(threshold) << " or more, but only " << check.returns << ' ' << functions
+        << (check.returns == 1 ? " return" : " returns")
+        << " did: the returns miss slow calls (tracing_thresh above -t, or returns the kernel "
+           "lost), and the report counts the returns\n";
+  }
 }
 
 } // namespace allocwatch

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace allocwatch {
 
@@ -36,6 +37,9 @@ struct RunStats {
   // none) is at least that tracing_thresh.
   bool graph_entries = false;
   Nanos shortest_return = -1;
+  // The tracing_thresh a live run recorded in the --save file being
+  // replayed (trace/capture_record.h); -1: none recorded.
+  Nanos saved_tracing_thresh = -1;
   std::uint64_t unmatched_ends = 0;  // pair ends with no open begin (or another shrinker instance)
   std::uint64_t replaced_begins = 0; // pair begins that replaced an open one
   std::uint64_t orphan_returns = 0;  // bare "}" with no entry at its depth
@@ -48,6 +52,19 @@ struct RunStats {
   // and the shrinkers it had keys for. Gauges for the metrics.
   std::uint64_t tasks_known = 0;
   std::uint64_t shrinker_keys = 0;
+  // Graph mode: the profile's events-mode pairs that are kernel begin/end
+  // pairs, of a stall kind that has functions too (direct_reclaim beside
+  // try_to_free_pages), counted and not printed: a pair's tracepoints are
+  // in the trace whatever tracing_thresh was, so pairs over threshold that
+  // outnumber the returns of the kind's functions show stalls the returns
+  // miss.
+  struct PairCheck {
+    std::string pair;
+    std::vector<std::string> functions;
+    std::uint64_t pairs = 0;   // over threshold
+    std::uint64_t returns = 0; // of the functions, over threshold, at the end
+  };
+  std::vector<PairCheck> graph_pairs;
 
   void print(std::ostream& out) const;
 };

@@ -15,6 +15,7 @@
 #include "output/text_sink.h"
 #include "output/text_table.h"
 #include "profile/search.h"
+#include "trace/capture_record.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 #include "tracefs/plan.h"
@@ -140,6 +141,7 @@ void print_counts(std::ostream& err, const RunStats& stats, std::size_t width) {
 struct RunCounts {
   RunStats stats;
   ShrinkerStats shrinkers;
+  BackgroundWork background;
 };
 
 // --metrics-file and --listen, for RunMetrics; none given: no metrics.
@@ -184,9 +186,11 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
               .count();
         },
         attribution->learnt);
-  Binder binder(profile, BinderOptions{profile.threshold, mode},
-                attributed ? static_cast<Sink&>(*attributed) : sinks, counts.shrinkers,
-                counts.stats);
+  report.background(counts.background);
+  BinderOptions binding{profile.threshold, mode};
+  binding.background_work = &counts.background;
+  Binder binder(profile, binding, attributed ? static_cast<Sink&>(*attributed) : sinks,
+                counts.shrinkers, counts.stats);
   std::string_view line;
   while (reader.next(line) && std::cout.good())
     binder.feed(parse_line(line));
@@ -212,6 +216,7 @@ int replay(const Options& options, const Profile& profile) {
   RunReport report(options, profile, journal);
   // A live run's --save file ends with the cgroups it learnt.
   auto saved = read_saved_cgroups(fd);
+  const std::optional<Nanos> capture = read_capture_record(fd);
   if (!saved)
     throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
   std::optional<SavedCgroupLookup> saved_lookup;
@@ -227,6 +232,7 @@ int replay(const Options& options, const Profile& profile) {
   UntilStopSignal source(file);
   LineReader reader(source);
   RunCounts counts;
+  counts.stats.saved_tracing_thresh = capture.value_or(-1);
   RunMetrics metrics(profile, counts.shrinkers, counts.stats,
                      [&report] { return report.tables(); });
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
@@ -376,6 +382,7 @@ int trace_live(const Options& options, const Profile& profile) {
   SavedCgroups learnt;
   Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
+  const std::uint64_t tracing_thresh_us = plan.tracing_thresh_us;
   RunCounts counts;
   RunMetrics metrics(profile, counts.shrinkers, counts.stats, [&report, &cgroups] {
     std::vector<TableSize> tables = report.tables();
@@ -387,6 +394,11 @@ int trace_live(const Options& options, const Profile& profile) {
     metrics.start(*publish, plan.mode, std::cerr, options.quiet);
   Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
   throw_on_error(session.start());
+  // First in the file, before the trace the reader copies after it.
+  if (saved && session.mode() == Mode::Graph) {
+    const std::string record = capture_record(tracing_thresh_us);
+    throw_on_error(saved->write(record.data(), record.size()));
+  }
   metrics.set_mode(session.mode()); // graph mode may have fallen back to events
 
   std::optional<Command> command;

@@ -71,7 +71,7 @@ void RunReport::write_json(std::ostream& out, const RunStats& stats, std::option
   const bool live = !options_.input && ::uname(&host) == 0;
   write_run_json(out, RunRecord{profile_.name, mode, profile_.threshold,
                                 live ? std::string_view(host.release) : std::string_view(), stats});
-  write_report_json(out, stalls_);
+  write_report_json(out, stalls_, work_);
   if (memcg_ != nullptr)
     write_cgroup_report_json(out, cgroups_, cgroup_limits());
 }
@@ -84,7 +84,8 @@ std::size_t report_width(int fd) {
 }
 
 void RunReport::finish(std::ostream& err, std::size_t err_width) {
-  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background, err_width};
+  ReportTextOptions text{profile_.threshold, kTerminalReportRows, profile_.background, err_width,
+                         work_};
   if (!json_records_ && !options_.quiet) {
     if (err_width == kWhole)
       text.max_rows = ReportTextOptions{}.max_rows;

@@ -7,6 +7,7 @@
 // before tracing starts; every write error is told at the end (exit 1).
 #pragma once
 
+#include "bind/background_work.h"
 #include "bind/run_stats.h"
 #include "cgroup/memcg_watch.h"
 #include "cli/options.h"
@@ -42,6 +43,9 @@ public:
   // the limits `memcg` watched (read again at the end). `memcg` must
   // outlive this object.
   void attribute(MemcgWatch& memcg) { memcg_ = &memcg; }
+  // What the background tasks did, for the report; `work` must outlive
+  // this object.
+  void background(const BackgroundWork& work) { work_ = &work; }
   // The limits' last reading, taken once (the first call, or the report's
   // first writing); empty when the run learnt no cgroups.
   const std::vector<MemcgChain>& cgroup_limits();
@@ -65,6 +69,7 @@ private:
   StallStats stalls_;
   CgroupStats cgroups_;
   MemcgWatch* memcg_ = nullptr;
+  const BackgroundWork* work_ = nullptr;
   const std::vector<MemcgChain>* limits_ = nullptr;
   std::unique_ptr<OutputFile> report_file_;
   std::unique_ptr<OutputFile> timeline_file_;

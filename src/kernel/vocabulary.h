@@ -27,6 +27,10 @@ enum class EventRole : std::uint8_t {
   ShrinkSlabStart,   // a shrinker call starts ("%pS %p:", then phrases)
   ShrinkSlabEnd,     // a shrinker call ends (the same prefix)
   CompactPages,      // direct compaction starts: its order and gfp flags
+  KswapdWake,        // kswapd starts a run of balance_pgdat
+  KswapdSleep,       // kswapd goes to sleep
+  KcompactdWake,     // kcompactd starts a run of compaction
+  KcompactdSleep,    // kcompactd goes to sleep
 };
 
 struct KnownEvent {
@@ -43,8 +47,10 @@ struct KnownEvent {
   std::string_view order_key = {}; // the allocation's order
   std::string_view gfp_key = {};   // its gfp flags
   std::string_view pages_key = {}; // pages scanned or reclaimed
-  std::string_view source = {};    // the kernel header that defines it
-  std::string_view history = {};   // renamed or dropped, and when; empty: none
+  // Pages reclaimed, by an event whose pages_key counts those scanned.
+  std::string_view reclaimed_key = {};
+  std::string_view source = {};  // the kernel header that defines it
+  std::string_view history = {}; // renamed or dropped, and when; empty: none
 };
 
 // Every event of the vmscan and compaction systems that kernels 4.x to 6.18

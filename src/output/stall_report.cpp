@@ -135,6 +135,20 @@ void write_report_text(std::ostream& to, const StallStats& stats,
     write_task_table(out, stats, background, options);
   }
 
+  if (options.work != nullptr && !options.work->tasks().empty()) {
+    out << "allocwatch: what the background tasks did, every run, slow or not:\n";
+    Table table({"TASK", "WAKES", "REWAKES", "AWAKE_MS", "PAGES_SCANNED", "PAGES_RECLAIMED"},
+                "lrrrrr");
+    for (std::size_t column = 4; column < 6; ++column) // their headings, at '_'
+      table.narrow_to_fit(column);
+    table.narrow_to_fit(0, 8);
+    for (const BackgroundTask& task : options.work->tasks())
+      table.add({escaped(task.comm) + '-' + std::to_string(task.pid), std::to_string(task.wakes),
+                 std::to_string(task.rewakes), ms(task.awake), std::to_string(task.pages_scanned),
+                 std::to_string(task.pages_reclaimed)});
+    table.write(out, options.width);
+  }
+
   const std::vector<const OrderRow*> orders = stats.order_rows();
   if (!orders.empty()) {
     out << "allocwatch: reclaim and compaction stalls by order and gfp flags:\n";
@@ -233,10 +247,18 @@ void write_run_json(std::ostream& out, const RunRecord& run) {
       << ",\"orphan_returns\":" << stats.orphan_returns << "}\n";
 }
 
-void write_report_json(std::ostream& out, const StallStats& stats) {
+void write_report_json(std::ostream& out, const StallStats& stats, const BackgroundWork* work) {
   for (const StallTable table : {StallTable::Tasks, StallTable::Background})
     for (const StallRow* row : stats.rows(table))
       write_row_json(out, *row);
+  if (work != nullptr)
+    for (const BackgroundTask& task : work->tasks()) {
+      out << "{\"type\":\"background_work\",\"pid\":" << task.pid << ",\"comm\":";
+      write_json_string(out, task.comm);
+      out << ",\"wakes\":" << task.wakes << ",\"rewakes\":" << task.rewakes
+          << ",\"awake_ns\":" << task.awake << ",\"pages_scanned\":" << task.pages_scanned
+          << ",\"pages_reclaimed\":" << task.pages_reclaimed << "}\n";
+    }
   for (const OrderRow* row : stats.order_rows()) {
     out << "{\"type\":\"order\",\"kind\":";
     write_json_string(out, row->kind);

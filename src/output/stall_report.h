@@ -8,6 +8,8 @@
 //     memhog-171  allocation      __alloc_pages        102  1234.567  88.215  61.000
 //     ... 12 more rows (--report FILE has them all)
 //   allocwatch: background work of 1ms or more (kswapd, kcompactd), by task: ...
+//   allocwatch: what the background tasks did, every run, slow or not:
+//     TASK          WAKES  REWAKES  AWAKE_MS  PAGES_SCANNED  PAGES_RECLAIMED
 //   allocwatch: reclaim and compaction stalls by order and gfp flags: ...
 //   allocwatch: what slow reclaim got for its time: ...
 //   allocwatch: shrinkers, every call (slow or not), largest total first: ...
@@ -26,6 +28,8 @@
 //    "count":21,"total_ns":...,"max_ns":...}
 //   {"type":"reclaim","kind":"direct reclaim","count":21,"total_ns":...,"pages_scanned":...,
 //    "pages_reclaimed":...,"shrinker_ns":...}
+//   {"type":"background_work","pid":35,"comm":"kswapd0","wakes":149,"rewakes":3,
+//    "awake_ns":...,"pages_scanned":...,"pages_reclaimed":...}
 //   {"type":"histogram","kind":"direct reclaim","unit":"us",
 //    "buckets":[{"low":256,"high":512,"count":12}, ...]}
 // Tasks folded into "other tasks" have pid -1 and comm "(other tasks)";
@@ -33,6 +37,7 @@
 // begin line was not claimed, order and gfp_flags null (`?` in text).
 #pragma once
 
+#include "bind/background_work.h"
 #include "bind/run_stats.h"
 #include "output/stall_stats.h"
 #include "profile/profile.h"
@@ -56,6 +61,9 @@ struct ReportTextOptions {
   // lines are cut at their spaces); the largest value (text_table.h's
   // kWhole): everything whole (a file).
   std::size_t width = std::numeric_limits<std::size_t>::max();
+  // What the background tasks did (their wakes, runs and pages); null: the
+  // run did not count it.
+  const BackgroundWork* work = nullptr;
 };
 
 // Rows per table on a terminal.
@@ -63,7 +71,8 @@ constexpr std::size_t kTerminalReportRows = 10;
 
 void write_report_text(std::ostream& out, const StallStats& stats,
                        const ReportTextOptions& options);
-void write_report_json(std::ostream& out, const StallStats& stats);
+void write_report_json(std::ostream& out, const StallStats& stats,
+                       const BackgroundWork* work = nullptr);
 
 // The run itself, for the JSON records (before the report's):
 //   {"type":"run","profile":"default","mode":"graph","threshold_ns":1000000,

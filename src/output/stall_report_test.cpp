@@ -159,3 +159,26 @@ TEST_CASE("report text: histogram bounds as bpftrace writes them, bars to the la
   CHECK(out.find("  [512K, 1M)              0 |") != std::string::npos);
   CHECK(out.find("  [1M, 2M)                1 |") != std::string::npos);
 }
+
+TEST_CASE("report: what the background tasks did, in text and JSON") {
+  BackgroundWork work;
+  work.add(44, "kswapd0", EventRole::KswapdWake, "nid=0 order=0", 10 * ms);
+  work.add(44, "kswapd0", EventRole::LruShrinkInactive, "nid=0 nr_scanned=40 nr_reclaimed=30",
+           11 * ms);
+  work.add(44, "kswapd0", EventRole::KswapdSleep, "nid=0", 12 * ms + 500 * us);
+  StallStats stats;
+  std::ostringstream out;
+  ReportTextOptions options{ms, ReportTextOptions{}.max_rows, {"kswapd"}};
+  options.work = &work;
+  write_report_text(out, stats, options);
+  CHECK(out.str() == "allocwatch: no stall of 1ms or more\n"
+                     "allocwatch: what the background tasks did, every run, slow or not:\n"
+                     "  TASK        WAKES  REWAKES  AWAKE_MS  PAGES_SCANNED  PAGES_RECLAIMED\n"
+                     "  kswapd0-44      1        0     2.500             40               30\n");
+  std::ostringstream records;
+  write_report_json(records, stats, &work);
+  CHECK(records.str() == "{\"type\":\"background_work\",\"pid\":44,\"comm\":\"kswapd0\","
+                         "\"wakes\":1,\"rewakes\":0,\"awake_ns\":2500000,\"pages_scanned\":40,"
+                         "\"pages_reclaimed\":30}\n");
+  CHECK(text(stats).find("background tasks did") == std::string::npos); // not counted: not shown
+}

@@ -125,6 +125,10 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     const Nanos ts = points[i].ts;
     switch (event->role) {
     case EventRole::None:
+    case EventRole::KswapdWake: // what background tasks did: BackgroundWork's
+    case EventRole::KswapdSleep:
+    case EventRole::KcompactdWake:
+    case EventRole::KcompactdSleep:
       break;
     case EventRole::LruShrinkInactive:
       add(ts, ts, {positive_field(fields, event->pages_key), 0});

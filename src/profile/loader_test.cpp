@@ -95,6 +95,10 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
                       "compaction/mm_compaction_begin",
                       "compaction/mm_compaction_end",
                       "compaction/mm_compaction_try_to_compact_pages",
+                      "vmscan/mm_vmscan_kswapd_wake",
+                      "vmscan/mm_vmscan_kswapd_sleep",
+                      "compaction/mm_compaction_kcompactd_wake",
+                      "compaction/mm_compaction_kcompactd_sleep",
                   });
 
   std::vector<std::pair<Names, Names>> bindings;

@@ -319,8 +319,8 @@ n = 0
 for line in open(sys.argv[1]):
     # The incidents, then the stall report records at the end, by cgroup last.
     assert json.loads(line)["type"] in ("span", "lost", "shrinker", "run", "stall",
-                                        "background", "order", "reclaim", "histogram",
-                                        "cgroup", "memcg")
+                                        "background", "background_work", "order", "reclaim",
+                                        "histogram", "cgroup", "memcg")
     n += 1
 print(n)' "$tmp/watch.jsonl" 2>&1); then
     ok "stdout not the journal: every incident is a JSON Lines record ($jq_lines records)"

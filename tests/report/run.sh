@@ -101,6 +101,23 @@ for seed in 3 8 21; do
   done
 done
 
+# --- a --save file says the tracing_thresh its live run set -----------------
+# A live graph run writes "# allocwatch tracing_thresh_us N" first in its
+# --save file; a replay below it says so, from the record (a pipe, which
+# cannot be read twice, falls back on the shortest return).
+{ echo "# allocwatch tracing_thresh_us 100"; cat "$traces/graph-6.1-thresh100.txt"; } >"$tmp/saved.trace"
+"$bin" -p "$profile" -i "$tmp/saved.trace" -t 50us >"$tmp/saved.out" 2>"$tmp/saved.err"
+if grep -q 'the live run that saved this trace set tracing_thresh to 100us: .* so -t 50us finds no more function calls than -t 100us would' "$tmp/saved.err" &&
+  ! grep -q 'shortest return' "$tmp/saved.err" &&
+  "$bin" -p "$profile" -i "$traces/graph-6.1-thresh100.txt" -t 50us 2>/dev/null | cmp -s - "$tmp/saved.out"; then
+  ok "a replay below the threshold its --save file records says so; the output is the same"
+else
+  fail "a replay below the recorded tracing_thresh"
+fi
+"$bin" -p "$profile" -i "$tmp/saved.trace" -t 100us >/dev/null 2>"$tmp/saved.err"
+! grep -q 'tracing_thresh' "$tmp/saved.err" &&
+  ok "at the recorded tracing_thresh: nothing to say" || fail "at the recorded tracing_thresh: a warning"
+
 # --- the terminal: top rows only, no status line in a replay -----------------
 # script(1) runs allocwatch on a pseudo-terminal; what it printed is in the
 # typescript, stdout and stderr alike (stdout goes to a file here).
