@@ -1,7 +1,7 @@
 # Sourced by tests/live/run.sh: which container stalled, and against whose
 # limit. Memcg reclaim in a cgroup laid out as a Kubernetes pod's container
-# (the culprit: it reads the file twice) and in one laid out as a Docker
-# container (once), beside a quiet cgroup; every reader has exited before
+# (the culprit: a 32 MiB limit, and it reads the file four times) and in one
+# laid out as a Docker container (64 MiB, once), beside a quiet cgroup; every reader has exited before
 # the run ends. The report (text and JSON) must attribute each stall to its
 # cgroup, with the container id and pod uid parsed, the culprit first, the
 # quiet cgroup absent, and show the culprit's limit and failures; the span
@@ -26,7 +26,8 @@ if [ "$limit_file" = memory.max ]; then
     echo +memory >"$dir/cgroup.subtree_control"
   done
 fi
-for rel in "$k8s_rel" "$docker_rel" "$quiet_rel"; do
+echo $((32 << 20)) >"$cgroups$k8s_rel/$limit_file"
+for rel in "$docker_rel" "$quiet_rel"; do
   echo $((64 << 20)) >"$cgroups$rel/$limit_file"
 done
 
@@ -36,8 +37,9 @@ state >"$tmp/prior-state"
 start_bg -t 50us --format json --report "$tmp/cg-report.txt" --save "$tmp/cg.trace" \
   --metrics-file "$tmp/cg.prom" --metrics-cgroups 50
 if wait_started "$bg"; then
-  read_in_cgroup "$cgroups$k8s_rel"
-  read_in_cgroup "$cgroups$k8s_rel"
+  for _ in 1 2 3 4; do
+    read_in_cgroup "$cgroups$k8s_rel"
+  done
   read_in_cgroup "$cgroups$docker_rel"
   sh -c "echo \$\$ > $cgroups$quiet_rel/cgroup.procs; exec sleep 0.2"
   sleep 0.5
@@ -72,7 +74,7 @@ for cg, (runtime, cid, pod) in want.items():
 if quiet in by:
     problems.append("the quiet cgroup has a row")
 leaf = [r for r in memcg if r["cgroup"] == k8s and r["stalled"] == k8s]
-if not leaf or leaf[0]["limit"] != 64 << 20 or leaf[0].get("failcnt", leaf[0].get("events", {}).get("max", 0)) <= 0:
+if not leaf or leaf[0]["limit"] != 32 << 20 or leaf[0].get("failcnt", leaf[0].get("events", {}).get("max", 0)) <= 0:
     problems.append("the culprit's limit row: %s" % leaf)
 # Every memcg span of a pid is its cgroup's: the stall rows count them all.
 spans = sum(1 for r in records if r["type"] == "span" and r["name"] == "memcg_reclaim")
