@@ -245,7 +245,7 @@ int replay(const Options& options, const Profile& profile) {
     ::close(fd);
   // A replay's metrics file holds its result, written once: nothing to say.
   if (publish)
-    metrics.start(*publish, mode, std::cerr, true);
+    metrics.start(*publish, mode, std::cerr, /*quiet=*/true);
   const std::size_t err_width = report_width(STDERR_FILENO);
   report.finish(std::cerr, err_width);
   if (!options.quiet)

@@ -26,15 +26,20 @@ std::string task_name(const StallRow& row) {
 
 // A shrinker's name as the shrinker totals print it: its symbol, and
 // `[instance]` when `several` instances of it were seen.
-std::string shrinker_name(std::string_view symbol, std::string_view instance, bool several) {
-  return escaped(symbol) + (several ? '[' + escaped(instance) + ']' : std::string());
+// Whether a shrinker function had several instances: then each is named.
+enum class Instances { One, Several };
+
+std::string shrinker_name(std::string_view symbol, std::string_view instance, Instances instances) {
+  return escaped(symbol) +
+         (instances == Instances::Several ? '[' + escaped(instance) + ']' : std::string());
 }
 
 // What a row's stalls were: the span, or for a shrinker call, the shrinker.
 std::string span_name(const StallStats& stats, const StallRow& row) {
   if (row.shrinker.empty())
     return escaped(row.span);
-  return shrinker_name(row.shrinker, row.instance, stats.several_instances(row.shrinker));
+  return shrinker_name(row.shrinker, row.instance,
+                       stats.several_instances(row.shrinker) ? Instances::Several : Instances::One);
 }
 
 void write_task_table(std::ostream& out, const StallStats& stats,
@@ -96,6 +101,18 @@ void write_row_json(std::ostream& out, const StallRow& row) {
   out << "{\"type\":\"" << (row.background ? "background" : "stall") << "\",\"pid\":" << row.pid
       << ",\"comm\":";
   write_json_string(out, row.other ? kOtherTasks : std::string_view(row.comm));
+  if (!row.cgroup.empty()) {
+    out << ",\"cgroup\":";
+    write_json_string(out, row.cgroup);
+    if (!row.container_id.empty()) {
+      out << ",\"container_id\":";
+      write_json_string(out, row.container_id);
+    }
+    if (!row.pod_uid.empty()) {
+      out << ",\"pod_uid\":";
+      write_json_string(out, row.pod_uid);
+    }
+  }
   out << ",\"kind\":";
   write_json_string(out, row.kind);
   out << ",\"span\":";
@@ -203,8 +220,9 @@ void write_report_text(std::ostream& to, const StallStats& stats,
     write_rows(
         out, rows, options.max_rows, table,
         [&table](const ShrinkerRow& row) {
-          table.add({row.instance.empty() ? escaped(row.symbol)
-                                          : "  " + shrinker_name(row.symbol, row.instance, true),
+          table.add({row.instance.empty()
+                         ? escaped(row.symbol)
+                         : "  " + shrinker_name(row.symbol, row.instance, Instances::Several),
                      std::to_string(row.totals.calls), ms(row.totals.total), ms(row.totals.max)});
         },
         options.width);

@@ -52,6 +52,11 @@ struct StallRow {
   std::string_view instance;
   bool background = false;
   bool other = false; // the sum of the task rows folded to make room
+  // The task's memory cgroup and its container, where the run learnt them
+  // (cli/attribution.h): as of its newest stall. Empty when unknown.
+  std::string cgroup;
+  std::string container_id;
+  std::string pod_uid;
   LatencySketch durations;
 };
 
@@ -215,6 +220,8 @@ private:
   // them line by line in lines_.
   void read_lines(const Incident& incident, LineFacts& facts);
   StallRow& row_for(const Incident& incident);
+  // Keeps the incident's cgroup, where it has one, in its row.
+  void attribute(StallRow& row, const Incident& incident);
   // Names the task `pid`, and every row of it, `comm`.
   void rename_task(std::int32_t pid, std::string_view comm);
   std::string_view intern(std::string_view name);
@@ -231,8 +238,10 @@ private:
   void drop_counted(const Incident& incident);
   void hold(std::int32_t pid, const HeldFigures& figures);
   void hold_lines(const Incident& incident); // lines_, each held apart
-  std::vector<HeldFigures>* held_for(std::int32_t pid, bool create);
-  void sweep_held(bool make_room);
+  enum class IfMissing { Nothing, Create };
+  std::vector<HeldFigures>* held_for(std::int32_t pid, IfMissing missing);
+  enum class Sweep { Aged, MakeRoom };
+  void sweep_held(Sweep sweep);
 
   struct Hash {
     using is_transparent = void;
