@@ -81,6 +81,13 @@ spans = sum(1 for r in records if r["type"] == "span" and r["name"] == "memcg_re
 counted = sum(r["count"] for r in rows if r["kind"] == "memcg reclaim")
 if spans == 0 or counted != spans:
     problems.append("%d memcg reclaim spans, %d in the cgroup rows" % (spans, counted))
+# The report's task rows name their task's cgroup too: the culprit's
+# readers' memcg reclaim rows, with its ids.
+task_rows = [r for r in records if r["type"] == "stall" and r["kind"] == "memcg reclaim"
+             and r.get("cgroup") == k8s]
+if not task_rows or any((r.get("container_id"), r.get("pod_uid")) != (k8s_id, uid)
+                        for r in task_rows):
+    problems.append("the culprit's task rows: %s" % task_rows[:2])
 # Each memcg reclaim span record names its cgroup (and container and pod)
 # as the rows do: per cgroup, the same count and total.
 by_span = {}
