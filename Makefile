@@ -6,7 +6,8 @@
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
 #   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat, wc -l
-#                     (root; a stream of LINES=200000 lines by default)
+#                     (root; a stream of LINES=200000 lines by default; BASELINE=path
+#                     runs an earlier build beside it on the same stream)
 #   make e2e          graph mode on Debian's stock kernels under qemu
 #                     (KERNELS="5.10 6.1 6.12 7.2" by default; KERNELS=6.1 for one)
 #   make fuzz         each libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS (clang)

@@ -88,12 +88,6 @@ mkdir "$cg" && echo $((64 << 20)) >"$cg/memory.limit_in_bytes" || exit 1
 /usr/bin/time -f '%U %S %M' -o "$tmp/aw.time" \
   "$bin" -p "$profile" --mode events -t "$threshold" >"$tmp/aw.out" 2>"$tmp/aw.err" &
 aw_time=$!
-base_time=""
-if [ -n "$baseline" ]; then
-  /usr/bin/time -f '%U %S %M' -o "$tmp/base.time" \
-    "$baseline" -p "$profile" --mode events -t "$threshold" --force >"$tmp/base.out" 2>"$tmp/base.err" &
-  base_time=$!
-fi
 /usr/bin/time -f '%U %S %M' -o "$tmp/cat.time" cat "$inst/trace_pipe" >"$tmp/cat.out" &
 cat_time=$!
 /usr/bin/time -f '%U %S %M' -o "$tmp/wc.time" wc -l "$wc_inst/trace_pipe" >"$tmp/wc.out" &
@@ -105,6 +99,14 @@ for _ in $(seq 100); do
   [ -n "$aw_pid" ] && grep -qs 1 "$T/instances/allocwatch-$aw_pid/tracing_on" && break
   sleep 0.1
 done
+# The baseline starts once allocwatch holds its session (with --force: a
+# second allocwatch refuses otherwise).
+base_time=""
+if [ -n "$baseline" ]; then
+  /usr/bin/time -f '%U %S %M' -o "$tmp/base.time" \
+    "$baseline" -p "$profile" --mode events -t "$threshold" --force >"$tmp/base.out" 2>"$tmp/base.err" &
+  base_time=$!
+fi
 for _ in $(seq 100); do
   [ -z "$base_time" ] && break
   base_pid=$(pgrep -P "$base_time")
