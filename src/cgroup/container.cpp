@@ -85,21 +85,10 @@ bool systemd_pod(std::string_view segment, std::string& uid) {
 } // namespace
 
 std::string_view runtime_name(Runtime runtime) {
-  switch (runtime) {
-  case Runtime::None:
-    return "";
-  case Runtime::Docker:
-    return "docker";
-  case Runtime::Containerd:
-    return "containerd";
-  case Runtime::CriO:
-    return "cri-o";
-  case Runtime::Podman:
-    return "podman";
-  case Runtime::Kubernetes:
-    return "kubernetes";
-  }
-  return "";
+  // In the order of Runtime's values.
+  static constexpr std::array<std::string_view, 6> kNames{"",      "docker", "containerd",
+                                                          "cri-o", "podman", "kubernetes"};
+  return kNames[static_cast<std::size_t>(runtime)];
 }
 
 Container container_of(std::string_view cgroup_path) {

@@ -101,17 +101,15 @@ void write_row_json(std::ostream& out, const StallRow& row) {
   out << "{\"type\":\"" << (row.background ? "background" : "stall") << "\",\"pid\":" << row.pid
       << ",\"comm\":";
   write_json_string(out, row.other ? kOtherTasks : std::string_view(row.comm));
-  if (!row.cgroup.empty()) {
-    out << ",\"cgroup\":";
-    write_json_string(out, row.cgroup);
-    if (!row.container_id.empty()) {
-      out << ",\"container_id\":";
-      write_json_string(out, row.container_id);
-    }
-    if (!row.pod_uid.empty()) {
-      out << ",\"pod_uid\":";
-      write_json_string(out, row.pod_uid);
-    }
+  // The task's cgroup and its ids, each where known.
+  for (const auto& [key, value] :
+       {std::pair<std::string_view, std::string_view>{"cgroup", row.cgroup},
+        {"container_id", row.container_id},
+        {"pod_uid", row.pod_uid}}) {
+    if (value.empty())
+      continue;
+    out << ",\"" << key << "\":";
+    write_json_string(out, value);
   }
   out << ",\"kind\":";
   write_json_string(out, row.kind);

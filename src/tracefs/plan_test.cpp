@@ -54,9 +54,8 @@ TEST_CASE("plan: events mode, and why, when the kernel has no function_graph") {
   FakeTracefs fake;
   fake.write("available_tracers", "blk function nop\n");
   std::ostringstream said;
-  Result<Plan> plan =
-      make_plan(fake_profile(), 100 * kMicro, std::nullopt,
-                {.scope = {}, .tracing_dir = fake.dir(), .messages = &said});
+  Result<Plan> plan = make_plan(fake_profile(), 100 * kMicro, std::nullopt,
+                                {.scope = {}, .tracing_dir = fake.dir(), .messages = &said});
   REQUIRE(plan.ok());
   CHECK(plan->mode == Mode::Events);
   CHECK(said.str() == "allocwatch: events mode: this kernel has no function_graph tracer "
@@ -270,9 +269,8 @@ TEST_CASE("plan: print_plan in events mode names the private instance") {
 
 TEST_CASE("plan: a tracing directory without tracefs files is a clear error") {
   testing::TempDir empty;
-  Result<Plan> plan =
-      make_plan(fake_profile(), 100 * kMicro, std::nullopt,
-                {.scope = {}, .tracing_dir = empty.dir(), .messages = nullptr});
+  Result<Plan> plan = make_plan(fake_profile(), 100 * kMicro, std::nullopt,
+                                {.scope = {}, .tracing_dir = empty.dir(), .messages = nullptr});
   tracefs_set_tracing_dir(nullptr);
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.error().message ==
