@@ -35,7 +35,10 @@ TEST_CASE("value_or_throw: the value moved out, or FatalError with the message a
 }
 
 TEST_CASE("throw_on_error: nothing for Ok, FatalError with the message and exit status") {
-  CHECK_NOTHROW(throw_on_error(Status(Ok{})));
+  // A named Status: GCC 12's -O1 with the sanitizers warns of a temporary's
+  // variant as maybe uninitialized.
+  const Status ok = Ok{};
+  CHECK_NOTHROW(throw_on_error(ok));
   try {
     throw_on_error(Status(Error{"cannot write out.json"}), 2);
     FAIL("no FatalError");
