@@ -151,12 +151,6 @@ std::optional<PublisherOptions> metrics_options(const Options& options) {
   return PublisherOptions{options.metrics_file, options.metrics_interval, options.listen};
 }
 
-// Every line of `reader` through the parser and the binder, to the trace
-// `output` and the run's observers, the same for a replay and a live
-// run: the status line first (it erases itself before a trace line prints),
-// the report, the timeline and the metrics after the output. Returns the
-// mode the binder used (`mode` unset: taken from the input's line format);
-// none if no trace line came.
 // Each stalled task's cgroup: learnt beside the trace by a live run, or
 // read from the records of its --save file by a replay; `learnt`, if not
 // null, keeps what was given to each pid, for a --save file.
@@ -166,6 +160,13 @@ struct Attribution {
   SavedCgroups* learnt = nullptr;
 };
 
+// Every line of `reader` through the parser and the binder, to the trace
+// `output` and the run's observers, the same for a replay and a live
+// run: the status line first (it erases itself before a trace line prints),
+// the report, the timeline and the metrics after the output. Returns the
+// mode the binder used (`mode` unset: taken from the input's line format);
+// none if no trace line came. `attribution`: each incident's cgroup, where
+// the run knows it.
 std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
                              Sink& output, RunCounts& counts, RunReport& report, StatusLine* status,
                              Sink* metrics, Attribution* attribution = nullptr) {
