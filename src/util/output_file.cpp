@@ -73,6 +73,8 @@ protected:
   }
 
   std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n <= 0) // an empty view may have no data at all: nothing to copy
+      return 0;
     const auto size = static_cast<std::size_t>(n);
     if (size <= static_cast<std::size_t>(epptr() - pptr())) {
       std::memcpy(pptr(), s, size);
