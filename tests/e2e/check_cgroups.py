@@ -60,7 +60,8 @@ def result(ok, text):
 
 
 def ms(ns):
-    return f"{ns // 1_000_000}.{ns // 1000 % 1000:03d}"
+    us = (ns + 500) // 1000  # rounded to the microsecond, half up, as the report does
+    return f"{us // 1000}.{us % 1000:03d}"
 
 
 def short_path(path):

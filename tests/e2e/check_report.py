@@ -125,9 +125,9 @@ def report_lines(text):
         return []
     last = first
     for i in range(first, len(lines)):
-        if lines[i].startswith("  ") or re.match(
-                r"^allocwatch: (stalls of|no stall of|background work of|reclaim and compaction"
-                r" stalls|what slow reclaim got|latency of) ", lines[i]):
+        # A table's rows, or the heading of the next table (it ends with a
+        # colon; the run's counts after the report do not).
+        if lines[i].startswith("  ") or re.match(r"^allocwatch: [^0-9].*:$", lines[i]):
             last = i
         else:
             break

@@ -151,8 +151,10 @@ check_json_replay() {
     --format json >"$r/replay.json" 2>"$r/replay.err" || status=$?
   check "replaying raw.trace on the host in JSON exits 0 (status $status$([ $status = 124 ] && echo ', timed out'))" \
     [ $status = 0 ]
-  check "the guest's JSON output is the host's JSON replay, its $(grep -cE '^\{"type":"(cgroup|memcg)"' "$r/replay.json") cgroup and memcg records included ($(wc -l <"$r/replay.json") lines)" \
-    cmp -s "$r/out.txt" "$r/replay.json"
+  # All but the run record: the live run knew its kernel's release, and the
+  # replay read the save's cgroup records as lines too.
+  check "the guest's JSON output is the host's JSON replay but for the run record, its $(grep -cE '^\{"type":"(cgroup|memcg)"' "$r/replay.json") cgroup and memcg records included ($(wc -l <"$r/replay.json") lines)" \
+    cmp -s <(grep -v '^{"type":"run",' "$r/out.txt") <(grep -v '^{"type":"run",' "$r/replay.json")
   status=0
   timeout 300 "$bin" -i "$r/raw.trace" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
     >"$r/replay.out" 2>/dev/null || status=$?

@@ -40,7 +40,9 @@ MICRO = 1000
 GRAPH_COMM_BYTES = 7
 RECLAIM_BEGIN = re.compile(r"^mm_vmscan_.*_reclaim_begin$")
 RECLAIM_END = re.compile(r"^mm_vmscan_.*_reclaim_end$")
-SHRINK_END = re.compile(r" mm_shrink_slab_end: ([^+ ]+)\+\S+ (\S+):")
+# "%pS %p:": a symbol in a module prints its module between the two:
+# "jbd2_journal_shrink_scan+0x0/0x130 [jbd2] 000000008f07d1a2:".
+SHRINK_END = re.compile(r" mm_shrink_slab_end: ([^+ ]+)\+\S+ (?:\[\S+\] )?(\S+):")
 
 failures = 0
 
