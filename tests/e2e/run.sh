@@ -194,7 +194,7 @@ cgroup_case 'the bystander first on text' "the table puts the culprit's cgroup b
   "awk '/docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/ { next } { print }
     /^  CGROUP  *CONTAINER/ { while ((getline l <\"report.txt\") > 0)
       if (l ~ /docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/) print l }' report.txt >r && mv r report.txt" text
-cgroup_case 'the quiet cgroup on text' 'the table has no row for the quiet cgroup' \
+cgroup_case 'the quiet cgroup on text' 'the table has no memcg reclaim row for the quiet cgroup' \
   "sed -i 's|^  /system.slice/docker-9a8b7c6d5e4f.scope\\(  *\\)9a8b7c6d5e4f\\(.*memcg reclaim.*\\)|&\\n  /system.slice/docker-0123456789ab.scope\\10123456789ab\\2|' report.txt" text
 cgroup_case "max events in the pod slice's child, not in it" "the limits show the culprit's cgroup without a limit or max events" \
   "sed -i 's|^\\(  $kube  *16.0MiB .*\\)+161 |\\1  +0 |' report.txt" text
@@ -211,7 +211,7 @@ cgroup_case "a culprit's stall attributed to the bystander" "the culprit's recla
   "sed -i '1s/culprit-1160/bystand-1161/' raw.trace"
 cgroup_case 'the bystander first' "the culprit's cgroup comes before the bystander's" \
   "{ grep '\"type\":\"cgroup\".*docker-9a8b' out.json; grep -v '\"type\":\"cgroup\".*docker-9a8b' out.json; } >o && mv o out.json"
-cgroup_case 'a record of the quiet cgroup' 'no cgroup or memcg record of the quiet cgroup' \
+cgroup_case 'a record of the quiet cgroup' 'no memcg reclaim record and no memcg record of the quiet cgroup' \
   "sed -n 's/docker-9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/gp' out.json | tail -n 1 >>out.json"
 cgroup_case "the limit on the culprit's own cgroup" "the culprit's memcg records are version 2" \
   "sed -i 's|^\\(.*\"cgroup\":\"$kube/[^\"]*\",\"stalled\".*\\)\"limit\":null|\\1\"limit\":16777216|' out.json"
