@@ -75,16 +75,8 @@ cgroups=$CG/allocwatch-test-soak-$$
 data=/var/tmp/allocwatch-test-soak-$$.dat
 watch=""
 helpers=()
-# CGROUP: kills what runs in it, then removes it.
-remove_cgroup() {
-  local i
-  for i in $(seq 50); do
-    [ -z "$(cat "$1/cgroup.procs")" ] && break
-    kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
-    sleep 0.1
-  done
-  rmdir "$1"
-}
+# remove_cgroup CGROUP: the live suites' (kills what runs in it, removes it).
+. tests/live/memcg.sh
 cleanup() {
   local pid cg
   for pid in "${helpers[@]}"; do
