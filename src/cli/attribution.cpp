@@ -23,8 +23,11 @@ void AttributingSink::incident(const Incident& incident) {
   if (attributed.cgroup != nullptr) {
     if (is_memcg_reclaim(incident.span))
       memcg_.note(attributed.cgroup->version, attributed.cgroup->path);
-    if (learnt_ != nullptr)
-      learnt_->tasks[incident.pid] = *attributed.cgroup;
+    if (learnt_ != nullptr) {
+      TaskCgroup& kept = learnt_->tasks[incident.pid];
+      if (kept.path != attributed.cgroup->path) // copied once per pid and move, not per stall
+        kept = *attributed.cgroup;
+    }
   }
   next_.incident(attributed);
 }

@@ -326,13 +326,11 @@ void restore_after_crash(const std::string& tracing_dir) {
 }
 
 // --pid or --cgroup: the tasks the run traces.
-TaskScope task_scope(const Options& options) {
+TaskScope task_scope(const Options& options, const CgroupMounts& mounts) {
   if (options.pid)
     return TaskScope{TaskScope::Of::Pid, {*options.pid}, {}};
   if (!options.cgroup)
     return {};
-  const SystemFiles files;
-  const CgroupMounts mounts = cgroup_mounts(files.read("/proc/self/mountinfo").value_or(""));
   const std::string dir = value_or_throw(resolve_cgroup_dir(*options.cgroup, mounts));
   return TaskScope{TaskScope::Of::Cgroup, value_or_throw(tasks_in_cgroup(dir)), *options.cgroup};
 }
@@ -355,7 +353,10 @@ int trace_live(const Options& options, const Profile& profile) {
     throw FatalError("live tracing needs root (run it with sudo); replaying a saved trace "
                      "with -i FILE does not");
   PlanOptions plan_options;
-  plan_options.scope = task_scope(options);
+  // Where the memory cgroups are, for --cgroup and the attribution.
+  const SystemFiles files;
+  const CgroupMounts mounts = cgroup_mounts(files.read("/proc/self/mountinfo").value_or(""));
+  plan_options.scope = task_scope(options, mounts);
   plan_options.tracing_dir = options.tracefs_dir.value_or("");
   plan_options.messages = messages;
   std::optional<Mode> mode = options.mode;
@@ -377,9 +378,8 @@ int trace_live(const Options& options, const Profile& profile) {
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
-  const SystemFiles files;
   TaskCgroups cgroups(files);
-  MemcgWatch memcg(files, cgroup_mounts(files.read("/proc/self/mountinfo").value_or("")));
+  MemcgWatch memcg(files, mounts);
   SavedCgroups learnt;
   Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
   report.attribute(memcg);
