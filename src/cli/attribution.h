@@ -9,6 +9,7 @@
 #include "cgroup/memcg_watch.h"
 #include "cgroup/saved_cgroups.h"
 #include "cgroup/task_cgroups.h"
+#include "profile/profile.h"
 
 #include <functional>
 
@@ -21,8 +22,10 @@ public:
 
   // `cgroups`, `memcg`, `next` and `learnt` (if not null: each pid's
   // cgroup is written there) must outlive the sink.
-  AttributingSink(CgroupLookup& cgroups, MemcgWatch& memcg, Sink& next, Clock clock,
-                  SavedCgroups* learnt = nullptr);
+  // `profile` says which spans are memcg reclaim: its pairs that begin with
+  // the kernel's memcg reclaim begin, its functions bound to that event.
+  AttributingSink(const Profile& profile, CgroupLookup& cgroups, MemcgWatch& memcg, Sink& next,
+                  Clock clock, SavedCgroups* learnt = nullptr);
 
   void incident(const Incident& incident) override;
   void passthrough(std::string_view line, Nanos at) override { next_.passthrough(line, at); }
@@ -34,6 +37,7 @@ private:
   Sink& next_;
   Clock clock_;
   SavedCgroups* learnt_;
+  std::vector<std::string> memcg_spans_;
 };
 
 } // namespace allocwatch

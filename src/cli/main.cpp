@@ -180,7 +180,7 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   std::optional<AttributingSink> attributed;
   if (attribution != nullptr)
     attributed.emplace(
-        attribution->cgroups, attribution->memcg, sinks,
+        profile, attribution->cgroups, attribution->memcg, sinks,
         [] {
           return std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now().time_since_epoch())

@@ -54,7 +54,7 @@ constexpr std::array kEvents{
                .pages_key = "nr_reclaimed",
                .source = kVmscan},
     KnownEvent{.system = "vmscan",
-               .name = "mm_vmscan_memcg_reclaim_begin",
+               .name = kMemcgReclaimBegin,
                .printed = kReclaimBegin,
                .role = EventRole::ReclaimBegin,
                .pairs_with = "mm_vmscan_memcg_reclaim_end",

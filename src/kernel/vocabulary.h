@@ -86,6 +86,11 @@ struct ShrinkSlabPhrase {
 // include/trace/events/vmscan.h. Static storage.
 std::span<const ShrinkSlabPhrase> shrink_slab_phrases();
 
+// A memory cgroup reached its limit: the begin of try_to_free_mem_cgroup_pages'
+// reclaim (include/trace/events/vmscan.h). The cgroup attribution reads the
+// limits of the cgroups whose spans begin with it, or are bound to it.
+inline constexpr std::string_view kMemcgReclaimBegin = "mm_vmscan_memcg_reclaim_begin";
+
 // function_graph prints at most this many bytes of a comm:
 // kernel/trace/trace_functions_graph.c, print_graph_proc() ("comm[7] = '\0'").
 // Not in tracefs: the running kernel cannot be asked.
