@@ -27,7 +27,7 @@ DESTDIR ?=
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 ENVFILE ?= /etc/default/allocwatch
 CXX ?= g++
-PKGS := libtracefs libtraceevent yaml-cpp libsystemd
+PKGS := libtracefs libtraceevent libtracecmd yaml-cpp libsystemd
 
 ifeq ($(SAN),1)
 BUILD := build-san

@@ -16,7 +16,7 @@
 set -eu
 
 # python3 and python3-yaml: the report tests' second computations (tests/report).
-build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libyaml-cpp-dev libcli11-dev doctest-dev libsystemd-dev python3 python3-yaml"
+build_pkgs="g++ make pkg-config man-db time libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd libyaml-cpp-dev libcli11-dev doctest-dev libsystemd-dev python3 python3-yaml"
 fleet_pkgs="prometheus prometheus-node-exporter debhelper lintian curl python3 strace"
 fleet_daemons="prometheus prometheus-node-exporter"
 e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"

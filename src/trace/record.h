@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace allocwatch {
@@ -17,6 +18,21 @@ namespace allocwatch {
 // bytes (an event's fields are cut at a page); anything longer is not a
 // trace line, and holding it whole would let one input grow without bound.
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
+// Formats records read from the binary ring buffer (ring/event_decoder.h):
+// such a record carries its event's bytes as an opaque `blob`, and its line
+// and fields are made only when something needs them (a line that prints,
+// a shrinker's name). Whoever keeps such a record keeps its blob.
+class RecordFormatter {
+public:
+  virtual ~RecordFormatter() = default;
+  // Appends the line the kernel's trace_pipe would print for `blob` to
+  // `out`; `fields_at` and `fields_size` get where its tracepoint's fields
+  // are in `out` (0 and 0 for a line without). Never throws on bad bytes: a
+  // blob it cannot read gives a line that says so.
+  virtual void format(std::string_view blob, std::string& out, std::size_t& fields_at,
+                      std::size_t& fields_size) const = 0;
+};
 
 enum class LineKind : std::uint8_t {
   Skip,        // blank, '#' header, context-switch banner, irq marker
@@ -47,6 +63,11 @@ struct Record {
   std::string_view name;
   std::string_view fields; // event fields, without a trailing " */"
   std::uint64_t lost = 0;  // Lost: the M of "[LOST M EVENTS]"; 0 for "[LOST EVENTS]" (no count)
+  // Records from the binary ring buffer: the event's bytes, which `formatter`
+  // turns into `line` and `fields` on demand; `line` and `fields` are then
+  // empty (but for Lost records, whose line is set). Empty for text lines.
+  std::string_view blob;
+  const RecordFormatter* formatter = nullptr;
 };
 
 } // namespace allocwatch

@@ -25,7 +25,7 @@ LEVELS = [
     ["util"],  # no room: strings, sizes, durations, files, Result
     ["kernel", "cgroup"],  # the kernel's vocabulary; cgroup and memcg files
     ["trace"],  # lines of a trace to Records
-    ["profile"],  # the YAML profile, loaded and checked
+    ["profile", "ring"],  # the YAML profile; the binary ring buffer and trace.dat to Records
     ["bind", "tracefs"],  # Records to incidents; the tracing session
     ["output", "metrics"],  # incidents to text, JSON, journal, the report; to Prometheus
     ["cli"],  # options and main, which wire every room together

@@ -1,0 +1,65 @@
+// EventDecoder: records of the binary ring buffer to the binder's Records,
+// through libtraceevent with the event formats of the kernel that wrote them
+// (the running one's, or a trace.dat's).
+//
+//   EventDecoder decoder(tep);                  // tep: formats loaded, outlives it
+//   const Record& r = decoder.decode(raw_event);  // valid until the next decode()/lost()
+//
+// Every field is read by name, through the tep_format_field looked up once
+// per event id: layouts differ between kernels (5.10's 8-byte `overrun`
+// before `calltime`; `retval` on 6.5+; `args` on 6.15+).
+//
+// - funcgraph_exit: a GraphReturn whose ts is `rettime` and duration is
+//   `rettime - calltime`, exact in ns; its name is the function's symbol,
+//   resolved once per address (tep_find_function).
+// - funcgraph_entry: a GraphEntry at the record's time.
+// - any other event: an Event named as its format names it.
+// - common_pid 0 and the comm: as saved_cmdlines (or the trace.dat) gives
+//   them, "<...>" when unknown.
+//
+// Line and fields are not made here: the Record carries its blob and this
+// decoder as its formatter, which prints, only when asked, the line the
+// kernel's trace_pipe would have printed (function_graph's
+// "abstime | cpu) comm-pid | duration | body" with funcgraph-proc,
+// -abstime and -cpu, or the nop tracer's "comm-pid [cpu] flags ts: name:
+// fields"), the fields as libtraceevent reads the event's print format.
+// Where that line cannot equal the kernel's is said in allocwatch(8),
+// "The binary ring buffer".
+#pragma once
+
+#include "ring/raw_event.h"
+#include "trace/record.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+struct tep_handle;
+
+namespace allocwatch {
+
+class EventDecoder final : public RecordFormatter {
+public:
+  // `tep` has the formats of every event that the records can hold, and
+  // must outlive the decoder.
+  explicit EventDecoder(tep_handle* tep);
+  ~EventDecoder() override;
+  EventDecoder(const EventDecoder&) = delete;
+  EventDecoder& operator=(const EventDecoder&) = delete;
+
+  // The record, decoded. A record whose id has no format, or whose payload
+  // is shorter than its format, is a Malformed record, never read past.
+  const Record& decode(const RawEvent& event);
+  // "CPU:N [LOST M EVENTS]" (count < 0: "[LOST EVENTS]", no count known) as
+  // a Lost record, as the kernel's text prints it.
+  const Record& lost(int cpu, long long count);
+
+  void format(std::string_view blob, std::string& out, std::size_t& fields_at,
+              std::size_t& fields_size) const override;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace allocwatch
