@@ -1,3 +1,4 @@
+#include "page_builder.h"
 #include "ring/page_reader.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 namespace allocwatch {
 namespace {
 
+using testing::PageBuilder;
 constexpr std::size_t kPage = 4096;
 // Real pages of this machine's kernel (6.18), read from a private
 // instance's per_cpu/cpu1/trace_pipe_raw under memcg reclaim with the vmscan
@@ -40,41 +42,6 @@ std::uint16_t event_id(const RawEvent& e) {
   std::memcpy(&id, e.data, sizeof id);
   return id;
 }
-
-// A page built by hand: a header, then records as the kernel lays them out
-// (little-endian x86: type_len in the low 5 bits, the time delta above).
-struct PageBuilder {
-  std::vector<std::byte> bytes = std::vector<std::byte>(kPage + kPageSlack);
-  std::size_t at = 16;
-
-  void word32(std::uint32_t w) {
-    std::memcpy(bytes.data() + at, &w, 4);
-    at += 4;
-  }
-  // A record of `words` 4-byte payload words (type_len = words, 1..28),
-  // whose first payload word is `id`.
-  void record(std::uint32_t delta, std::uint32_t words, std::uint32_t id) {
-    word32(words | delta << 5);
-    word32(id);
-    for (std::uint32_t i = 1; i < words; ++i)
-      word32(0);
-  }
-  void time_extend(std::uint64_t delta) {
-    word32(30 | static_cast<std::uint32_t>(delta & ((1u << 27) - 1)) << 5);
-    word32(static_cast<std::uint32_t>(delta >> 27));
-  }
-  void padding(std::int32_t length) {
-    word32(29 | 1u << 5);
-    word32(static_cast<std::uint32_t>(length));
-  }
-  std::byte* finish(std::uint64_t ts, std::uint64_t flags = 0) {
-    std::memcpy(bytes.data(), &ts, 8);
-    const std::uint64_t commit = (at - 16) | flags;
-    std::memcpy(bytes.data() + 8, &commit, 8);
-    return bytes.data();
-  }
-  void set_commit(std::uint64_t commit) { std::memcpy(bytes.data() + 8, &commit, 8); }
-};
 
 TEST_CASE("PageReader: the records of real pages, in order, each inside its page") {
   PageReader reader(kPage);
