@@ -524,9 +524,9 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
   // Each line's tracepoint, from what was read when it was parsed, so that
   // no sink parses it again. A function's opening line is its entry, with
   // none; a pair's is its begin, kept as text only: read once more here.
-  kept_.clear();
+  lines_.clear();
   if (!opening.empty())
-    kept_.push_back({opening, {}, opening_seq != 0});
+    lines_.add_opening(opening, opening_seq != 0);
   in_span_.clear();
   if (task != nullptr) {
     drop_held_before(*task, cutoff());
@@ -544,55 +544,20 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
       } else if (store_.ts(ref) <= end && claims != nullptr &&
                  claims->contains(store_.event(ref))) {
         in_span_[claimed++] = ref;
-        kept_.push_back({store_.line(ref),
-                         {event_names_[store_.event(ref)], store_.fields(ref), store_.ts(ref)},
-                         false});
+        lines_.add(store_.line(ref),
+                   {event_names_[store_.event(ref)], store_.fields(ref), store_.ts(ref)});
         task->note_emitted(store_.seq(ref));
       }
     }
     in_span_.resize(claimed);
   }
-  kept_.push_back({kept_bytes(closing), tracepoint_of(closing), false});
-  print_kept(closing.formatter);
+  lines_.add(kept_bytes(closing), tracepoint_of(closing));
+  lines_.print(closing.formatter);
   const bool background = is_background_comm(profile_.background, closing.comm);
-  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_,
-                          tracepoints_});
+  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end,
+                          lines_.lines(), lines_.tracepoints()});
   for (HeldRef ref : in_span_)
     store_.remove(ref);
-}
-
-void Binder::print_kept(const RecordFormatter* formatter) {
-  lines_.clear();
-  tracepoints_.clear();
-  if (formatter == nullptr) {
-    for (const Kept& kept : kept_) {
-      lines_.push_back(kept.bytes);
-      tracepoints_.push_back(kept.parse ? tracepoint_of(parse_line(kept.bytes)) : kept.tracepoint);
-    }
-    return;
-  }
-  // Every line printed first, then the views: the text may move as it grows.
-  printed_.clear();
-  places_.clear();
-  for (const Kept& kept : kept_) {
-    Place place{printed_.size(), 0, 0, 0};
-    formatter->format(kept.bytes, printed_, place.fields_at, place.fields_size);
-    place.size = printed_.size() - place.at;
-    places_.push_back(place);
-  }
-  const std::string_view text = printed_;
-  for (std::size_t i = 0; i < kept_.size(); ++i) {
-    const std::string_view line = text.substr(places_[i].at, places_[i].size);
-    lines_.push_back(line);
-    if (kept_[i].parse) {
-      tracepoints_.push_back(tracepoint_of(parse_line(line)));
-    } else {
-      Tracepoint tracepoint = kept_[i].tracepoint;
-      if (!tracepoint.name.empty())
-        tracepoint.fields = text.substr(places_[i].fields_at, places_[i].fields_size);
-      tracepoints_.push_back(tracepoint);
-    }
-  }
 }
 
 } // namespace allocwatch

@@ -8,6 +8,7 @@
 #include "bind/background_work.h"
 #include "bind/event_table.h"
 #include "bind/incident.h"
+#include "bind/incident_lines.h"
 #include "bind/run_stats.h"
 #include "bind/shrinker_keys.h"
 #include "bind/shrinker_stats.h"
@@ -133,9 +134,6 @@ private:
   void emit(const Record& closing, std::string_view span, std::string_view kind, TaskState* task,
             const EventSet* claims, Nanos start, Nanos end, std::string_view opening,
             std::uint64_t opening_seq);
-  // lines_ and tracepoints_ from kept_: the kept text itself, or (records of
-  // the binary ring buffer) what `formatter` prints from the kept blobs.
-  void print_kept(const RecordFormatter* formatter);
 
   Profile profile_;
   Nanos threshold_;
@@ -168,22 +166,9 @@ private:
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;
   TaskState* cached_task_ = nullptr; // consecutive lines are mostly of one task
-  // An incident's lines as the binder kept them: text, or a blob to print.
-  struct Kept {
-    std::string_view bytes;
-    Tracepoint tracepoint;
-    bool parse; // a pair's begin, whose tracepoint is read from its text
-  };
-  std::vector<Kept> kept_; // an incident's lines as kept, reused
-  std::string printed_;    // and as printed from blobs
-  struct Place {
-    std::size_t at, size, fields_at, fields_size;
-  };
-  std::vector<Place> places_;           // where each is in printed_
-  std::string record_text_;             // a binary record's text, when the binder reads it
-  std::vector<std::string_view> lines_; // an incident's lines, reused
-  std::vector<Tracepoint> tracepoints_; // and their tracepoints
-  std::vector<HeldRef> in_span_;        // held lines an incident looks at, reused
+  std::string record_text_;          // a binary record's text, when the binder reads it
+  IncidentLines lines_;              // an incident's lines, reused
+  std::vector<HeldRef> in_span_;     // held lines an incident looks at, reused
 };
 
 } // namespace allocwatch
