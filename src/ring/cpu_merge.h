@@ -73,6 +73,7 @@ public:
 
   int cpus() const { return static_cast<int>(cpus_.size()); }
   std::size_t page_size() const { return page_size_; }
+  std::uint64_t slack_ns() const { return options_.slack_ns; }
 
   // Where to read the next page: page_size + kPageSlack bytes, valid until
   // push() or the next buffer() call.
