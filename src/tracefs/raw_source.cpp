@@ -2,6 +2,7 @@
 
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
+#include "tracefs/saved_comms.h"
 
 #include <cerrno>
 #include <charconv>
@@ -112,7 +113,7 @@ Result<std::unique_ptr<RawSource>> RawSource::open(tep_handle* tep, Options opti
 RawSource::RawSource(tep_handle* tep, Options options, std::size_t page_size, int cpus)
     : tep_(tep), options_(std::move(options)), decoder_(tep, options_.style),
       merge_(cpus, page_size, options_.merge), last_push_(Clock::now()), last_stats_(last_push_),
-      last_comms_(last_push_) {}
+      last_comms_() {}
 
 RawSource::~RawSource() {
   close();
@@ -150,8 +151,11 @@ bool RawSource::read_turn() {
                            .message);
     }
   }
-  if (any)
+  if (any) {
     last_push_ = Clock::now();
+    if (last_push_ - last_comms_ >= kCommsInterval)
+      refresh_comms();
+  }
   return any;
 }
 
@@ -188,14 +192,9 @@ void RawSource::collect_stats_losses() {
 }
 
 void RawSource::refresh_comms() {
-  const Clock::time_point now = Clock::now();
-  if (comms_read_ && now - last_comms_ < kCommsInterval)
-    return;
-  comms_read_ = true;
-  last_comms_ = now;
-  Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines");
-  if (cmdlines)
-    tep_parse_saved_cmdlines(tep_, cmdlines->c_str()); // known pids stay as they are
+  last_comms_ = Clock::now();
+  if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
+    update_comms(tep_, *cmdlines);
 }
 
 const Record* RawSource::deliver(const CpuMerge::Item& item) {
@@ -208,7 +207,8 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   RawEvent event = item.event;
   event.cpu = cpu.number;
   const Record* record = &decoder_.decode(event);
-  if (record->pid > 0 && record->comm == "<...>" && !tep_is_pid_registered(tep_, record->pid)) {
+  if (record->pid > 0 && record->comm == "<...>" && !tep_is_pid_registered(tep_, record->pid) &&
+      Clock::now() - last_comms_ >= kCommsInterval) {
     refresh_comms();
     if (tep_is_pid_registered(tep_, record->pid))
       record = &decoder_.decode(event);

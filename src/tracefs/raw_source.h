@@ -28,11 +28,13 @@
 // reports a loss: `dropped events` is then also read every second or so and
 // its growth given out as it comes.
 //
-// Comms. The decoder names a pid as the tep's saved_cmdlines did when the
-// formats were loaded. A record whose pid has no name there makes the
-// source read saved_cmdlines again (at most once a second) and register the
-// new pids (tep_parse_saved_cmdlines), then decode the record again: the
-// kernel saves a task's comm at its first context switch after it traced.
+// Comms. The decoder names a pid as the tep's table does, loaded with the
+// formats from saved_cmdlines. Tasks start, exec and reuse pids: while
+// records come, saved_cmdlines is read again once a second and the table
+// brought up to date (tracefs/saved_comms.h), as the kernel's own text
+// names a task by saved_cmdlines when it prints. A record whose pid has no
+// name yet makes that happen at once (at most once a second), and is
+// decoded again.
 #pragma once
 
 #include "ring/cpu_merge.h"
@@ -119,8 +121,7 @@ private:
   std::vector<std::pair<int, long long>> pending_lost_; // (cpu, count) to give out
   std::chrono::steady_clock::time_point last_push_;
   std::chrono::steady_clock::time_point last_stats_;
-  std::chrono::steady_clock::time_point last_comms_;
-  bool comms_read_ = false;
+  std::chrono::steady_clock::time_point last_comms_; // saved_cmdlines last read
 };
 
 } // namespace allocwatch
