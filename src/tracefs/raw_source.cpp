@@ -25,6 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kStatsInterval = std::chrono::seconds(1);
 constexpr auto kCommsInterval = std::chrono::seconds(1);
+// A pid without a name reads saved_cmdlines again, but not more often.
+constexpr auto kUnknownCommInterval = std::chrono::milliseconds(100);
 
 std::string cpu_file(int cpu, const char* name) {
   return "per_cpu/cpu" + std::to_string(cpu) + "/" + name;
@@ -208,7 +210,7 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   event.cpu = cpu.number;
   const Record* record = &decoder_.decode(event);
   if (record->pid > 0 && record->comm == "<...>" && !tep_is_pid_registered(tep_, record->pid) &&
-      Clock::now() - last_comms_ >= kCommsInterval) {
+      Clock::now() - last_comms_ >= kUnknownCommInterval) {
     refresh_comms();
     if (tep_is_pid_registered(tep_, record->pid))
       record = &decoder_.decode(event);

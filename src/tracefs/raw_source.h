@@ -33,7 +33,7 @@
 // records come, saved_cmdlines is read again once a second and the table
 // brought up to date (tracefs/saved_comms.h), as the kernel's own text
 // names a task by saved_cmdlines when it prints. A record whose pid has no
-// name yet makes that happen at once (at most once a second), and is
+// name yet makes that happen at once (at most every 100 ms), and is
 // decoded again.
 #pragma once
 

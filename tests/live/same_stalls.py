@@ -22,6 +22,7 @@ on events that woke nobody). So spans are paired by name, pid and end
   - a pair whose begins were stamped within a µs of each other has
     durations within 1 µs of each other; the pairs whose begins were not
     are counted;
+  - paired stalls name their task alike (or one run does not know it);
   - the raw durations are exact in ns (some not a multiple of 1000), the
     text's whole µs.
 """
@@ -41,7 +42,8 @@ def spans(path):
             if not line.startswith('{"type":"span"'):
                 continue
             r = json.loads(line)
-            out.append((r["name"], r["pid"], r["start_ns"], r["end_ns"], r["duration_ns"]))
+            out.append((r["name"], r["pid"], r["start_ns"], r["end_ns"], r["duration_ns"],
+                        r["comm"]))
     return out
 
 
@@ -101,6 +103,10 @@ def main():
           f"{worst} ns; {len(apart)} pairs whose begins the instances stamped "
           f"{min((t[2] - r[2] for r, t in apart), default=0)} to "
           f"{max((t[2] - r[2] for r, t in apart), default=0)} ns apart)")
+    unnamed = sum(1 for r, t in paired if "<...>" in (r[5], t[5]))
+    named_apart = [(r[1], r[5], t[5]) for r, t in paired if "<...>" not in (r[5], t[5]) and r[5] != t[5]]
+    check(not named_apart, f"paired stalls name their task alike ({unnamed} unnamed in one run; "
+          f"named apart: {named_apart[:3]})")
     exact = sum(1 for s in raw if s[4] % US != 0)
     check(exact > 0, f"raw durations exact in ns: {exact} of {len(raw)} not a multiple of 1000")
     check(all(s[4] % US == 0 for s in text), "text durations in whole us")
