@@ -53,11 +53,8 @@ CpuStats read_stats(tracefs_instance* instance, int cpu) {
 
 } // namespace
 
-Result<std::unique_ptr<RawSource>> RawSource::open(tep_handle* tep, Options options) {
-  struct TepFree {
-    void operator()(tep_handle* t) const { tep_free(t); }
-  };
-  std::unique_ptr<tep_handle, TepFree> owned(tep);
+Result<std::unique_ptr<RawSource>> RawSource::open(LocalEvents events, Options options) {
+  tep_handle* tep = events.tep.get();
   if (tep == nullptr)
     return Error{"no event formats"};
   tracefs_instance* instance = options.instance;
@@ -94,8 +91,8 @@ Result<std::unique_ptr<RawSource>> RawSource::open(tep_handle* tep, Options opti
     return Error{"no per_cpu/cpuN/trace_pipe_raw in " + tracefs_path(instance, "per_cpu")};
   }
 
-  std::unique_ptr<RawSource> source(
-      new RawSource(owned.release(), std::move(options), page_size, static_cast<int>(cpus.size())));
+  std::unique_ptr<RawSource> source(new RawSource(std::move(events), std::move(options), page_size,
+                                                  static_cast<int>(cpus.size())));
   source->cpus_ = std::move(cpus);
   source->epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (source->epoll_fd_ < 0)
@@ -112,14 +109,13 @@ Result<std::unique_ptr<RawSource>> RawSource::open(tep_handle* tep, Options opti
   return source;
 }
 
-RawSource::RawSource(tep_handle* tep, Options options, std::size_t page_size, int cpus)
-    : tep_(tep), options_(std::move(options)), decoder_(tep, options_.style),
-      merge_(cpus, page_size, options_.merge), last_push_(Clock::now()), last_stats_(last_push_),
-      last_comms_() {}
+RawSource::RawSource(LocalEvents events, Options options, std::size_t page_size, int cpus)
+    : events_(std::move(events)), tep_(events_.tep.get()), options_(std::move(options)),
+      decoder_(tep_, options_.style), merge_(cpus, page_size, options_.merge),
+      last_push_(Clock::now()), last_stats_(last_push_), last_comms_() {}
 
 RawSource::~RawSource() {
   close();
-  tep_free(tep_);
 }
 
 void RawSource::close() {

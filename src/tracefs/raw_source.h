@@ -41,6 +41,7 @@
 #include "ring/event_decoder.h"
 #include "trace/record_source.h"
 #include "tracefs/cpu_stats.h"
+#include "tracefs/local_events.h"
 #include "util/result.h"
 
 #include <chrono>
@@ -69,10 +70,10 @@ public:
     CpuMerge::Options merge{};
   };
 
-  // Opens every CPU's trace_pipe_raw of the traced buffer. `tep` holds the
-  // running kernel's formats (tracefs_local_events); the source owns and
-  // frees it. The instances must outlive the source.
-  static Result<std::unique_ptr<RawSource>> open(tep_handle* tep, Options options);
+  // Opens every CPU's trace_pipe_raw of the traced buffer. `events` holds
+  // the running kernel's formats (load_local_events); the source keeps
+  // them. The instances must outlive the source.
+  static Result<std::unique_ptr<RawSource>> open(LocalEvents events, Options options);
   ~RawSource() override;
   RawSource(const RawSource&) = delete;
   RawSource& operator=(const RawSource&) = delete;
@@ -98,7 +99,7 @@ private:
     std::uint64_t reported = 0; // losses given out since the start
   };
 
-  RawSource(tep_handle* tep, Options options, std::size_t page_size, int cpus);
+  RawSource(LocalEvents events, Options options, std::size_t page_size, int cpus);
   // One turn over the CPUs; true if a page was read.
   bool read_turn();
   void wait();
@@ -108,6 +109,7 @@ private:
   void refresh_comms();
   const Record* deliver(const CpuMerge::Item& item);
 
+  LocalEvents events_;
   tep_handle* tep_;
   Options options_;
   EventDecoder decoder_;

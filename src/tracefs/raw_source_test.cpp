@@ -34,12 +34,12 @@ const std::string kFormat =
     "\tfield:unsigned long gfp_flags;\toffset:16;\tsize:8;\tsigned:0;\n\n"
     "print fmt: \"order=%d gfp_flags=%lx\", REC->order, REC->gfp_flags\n";
 
-tep_handle* make_tep() {
+LocalEvents make_tep() {
   tep_handle* tep = tep_alloc();
   tep_set_long_size(tep, 8);
   REQUIRE(tep_parse_event(tep, kFormat.data(), kFormat.size(), "vmscan") == 0);
   REQUIRE(tep_register_comm(tep, "known", 10) == 0);
-  return tep;
+  return LocalEvents{TepPtr(tep), nullptr};
 }
 
 // direct_reclaim_begin records of `pid` with order `order`, at absolute

@@ -2,6 +2,7 @@
 
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
+#include "tracefs/local_events.h"
 #include "tracefs/pipe_source.h"
 #include "tracefs/raw_source.h"
 #include "tracefs/restore.h"
@@ -507,21 +508,15 @@ Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop) {
   for (const PlannedEvent& e : plan_.events)
     if (std::find(systems.begin(), systems.end(), e.system) == systems.end())
       systems.push_back(e.system);
-  std::vector<const char*> names;
-  for (const std::string& system : systems)
-    names.push_back(system.c_str());
-  names.push_back(nullptr);
-  errno = 0;
-  tep_handle* tep = tracefs_local_events_system(plan_.tracing_dir.c_str(), names.data());
-  if (tep == nullptr)
-    return Error{"cannot load the event formats from " + plan_.tracing_dir + "/events" +
-                 (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string())};
+  Result<LocalEvents> events = load_local_events(plan_.tracing_dir, systems);
+  if (!events)
+    return Error{"cannot load the event formats: " + events.error().message};
   RawSource::Options raw;
   raw.instance = traced();
   raw.top = top_.get();
   raw.style = mode_ == Mode::Graph ? LineStyle::Graph : LineStyle::Events;
   raw.should_stop = std::move(should_stop);
-  Result<std::unique_ptr<RawSource>> source = RawSource::open(tep, std::move(raw));
+  Result<std::unique_ptr<RawSource>> source = RawSource::open(std::move(*events), std::move(raw));
   if (!source)
     return source.error();
   raw_ = std::move(*source);
