@@ -61,7 +61,10 @@ void KernelSymbols::add_line(std::string_view line) {
     else
       module = {};
   }
-  if (rest.empty() || names_.size() + rest.size() + module.size() + 2 >= kNone)
+  // "__pfx_f" names the padding before f (kernels with call padding, 6.2+:
+  // half of the symbols); no record's address points into it.
+  if (rest.empty() || rest.starts_with("__pfx_") ||
+      names_.size() + rest.size() + module.size() + 2 >= kNone)
     return;
   Entry entry{address, static_cast<std::uint32_t>(names_.size()), kNone};
   names_.append(rest);

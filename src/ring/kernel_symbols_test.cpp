@@ -12,6 +12,7 @@ namespace {
 
 // Lines as 6.18's /proc/kallsyms prints them (not sorted across modules).
 const std::string kKallsyms = "ffffffff81000000 T _stext\n"
+                              "ffffffff81234550 t __pfx_shrink_node\n"
                               "ffffffff81234560 t shrink_node\n"
                               "ffffffff81234900 T super_cache_scan\n"
                               "ffffffff81300000 D some_data\n"
@@ -34,6 +35,8 @@ TEST_CASE("KernelSymbols: the function an address lies in, text symbols only") {
   CHECK(std::string(found.name) == "shrink_node");
   CHECK(found.start == 0xffffffff81234560ULL);
   CHECK(found.module == nullptr);
+  REQUIRE(symbols.lookup(0xffffffff81234558ULL, found)); // padding: the function before
+  CHECK(std::string(found.name) == "_stext");
   REQUIRE(symbols.lookup(0xffffffff81234900ULL, found));
   CHECK(std::string(found.name) == "super_cache_scan");
   REQUIRE(symbols.lookup(0xffffffff81300010ULL, found)); // data is not a function
