@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
 extern "C" {
 #include <event-parse.h>
@@ -63,23 +64,40 @@ void KernelSymbols::add_line(std::string_view line) {
   }
   // "__pfx_f" names the padding before f (kernels with call padding, 6.2+:
   // half of the symbols); no record's address points into it.
-  if (rest.empty() || rest.starts_with("__pfx_") ||
-      names_.size() + rest.size() + module.size() + 2 >= kNone)
+  constexpr std::size_t kLongest = 1024; // the kernel's KSYM_NAME_LEN is 512
+  if (rest.empty() || rest.starts_with("__pfx_") || rest.size() > kLongest ||
+      module.size() > kLongest || blocks_.size() >= (std::size_t{1} << (32 - kBlockShift)) - 1)
     return;
-  Entry entry{address, static_cast<std::uint32_t>(names_.size()), kNone};
-  names_.append(rest);
-  names_.push_back('\0');
+  Entry entry{address, store(rest), kNone};
   if (!module.empty()) {
     // A module's symbols come together: its name is kept once per run of them.
     if (last_module_at_ == kNone || module != last_module_) {
       last_module_.assign(module);
-      last_module_at_ = static_cast<std::uint32_t>(names_.size());
-      names_.append(module);
-      names_.push_back('\0');
+      last_module_at_ = store(module);
     }
     entry.module = last_module_at_;
   }
+  if (entries_.empty())
+    entries_.reserve(std::size_t{1} << 16); // a 6.18 kernel's, without the padding
   entries_.push_back(entry);
+}
+
+std::uint32_t KernelSymbols::store(std::string_view text) {
+  constexpr std::size_t kBlock = std::size_t{1} << kBlockShift;
+  if (blocks_.empty() || block_used_ + text.size() + 1 > kBlock) {
+    blocks_.push_back(std::make_unique<char[]>(kBlock));
+    block_used_ = 0;
+  }
+  char* at = blocks_.back().get() + block_used_;
+  std::memcpy(at, text.data(), text.size());
+  at[text.size()] = '\0';
+  const auto ref = static_cast<std::uint32_t>((blocks_.size() - 1) << kBlockShift | block_used_);
+  block_used_ += text.size() + 1;
+  return ref;
+}
+
+const char* KernelSymbols::stored(std::uint32_t ref) const {
+  return blocks_[ref >> kBlockShift].get() + (ref & ((1u << kBlockShift) - 1));
 }
 
 void KernelSymbols::finish() {
@@ -87,10 +105,8 @@ void KernelSymbols::finish() {
     add_line(partial_);
     partial_.clear();
   }
-  std::stable_sort(entries_.begin(), entries_.end(),
-                   [](const Entry& a, const Entry& b) { return a.address < b.address; });
-  entries_.shrink_to_fit();
-  names_.shrink_to_fit();
+  std::sort(entries_.begin(), entries_.end(), // in place: stable_sort would take a copy
+            [](const Entry& a, const Entry& b) { return a.address < b.address; });
 }
 
 bool KernelSymbols::lookup(std::uint64_t address, Found& found) const {
@@ -100,8 +116,8 @@ bool KernelSymbols::lookup(std::uint64_t address, Found& found) const {
     return false;
   const Entry& e = *(after - 1);
   found.start = e.address;
-  found.name = names_.data() + e.name;
-  found.module = e.module == kNone ? nullptr : names_.data() + e.module;
+  found.name = stored(e.name);
+  found.module = e.module == kNone ? nullptr : stored(e.module);
   return true;
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,14 +51,21 @@ public:
 private:
   struct Entry {
     std::uint64_t address;
-    std::uint32_t name;   // offset in names_
-    std::uint32_t module; // offset in names_, or kNone
+    std::uint32_t name;   // a reference to a stored string (store())
+    std::uint32_t module; // the same, or kNone
   };
   static constexpr std::uint32_t kNone = 0xffffffff;
+  // Names live in blocks that never move: a string that grew by doubling
+  // would, for a moment, take three times the names' size (the peak is what
+  // a run's VmHWM counts).
+  static constexpr unsigned kBlockShift = 18; // 256 KiB blocks
   void add_line(std::string_view line);
+  std::uint32_t store(std::string_view text);
+  const char* stored(std::uint32_t ref) const;
 
   std::vector<Entry> entries_;
-  std::string names_;   // each name and module, '\0'-ended
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::size_t block_used_ = 0;
   std::string partial_; // a line cut by the end of a chunk
   std::string last_module_;
   std::uint32_t last_module_at_ = kNone;

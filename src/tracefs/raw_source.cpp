@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <fcntl.h>
+#include <ostream>
 #include <sys/epoll.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -214,6 +215,16 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   return record;
 }
 
+void RawSource::say_merge_trouble() const {
+  if (options_.messages == nullptr || merge_.forced() + merge_.late() + merge_.damaged_pages() == 0)
+    return;
+  *options_.messages << "allocwatch: trace_pipe_raw: " << merge_.forced()
+                     << " records given out before every CPU was read (over "
+                     << options_.merge.max_pages << " pages queued), " << merge_.late()
+                     << " older than one given before, " << merge_.damaged_pages()
+                     << " damaged pages cut\n";
+}
+
 const Record* RawSource::next() {
   for (;;) {
     if (closed_)
@@ -242,6 +253,7 @@ const Record* RawSource::next() {
       collect_stats_losses();
       merge_.finish();
       finished_ = true;
+      say_merge_trouble();
       continue;
     }
     wait();

@@ -46,6 +46,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <vector>
 
@@ -68,6 +69,9 @@ public:
     std::function<bool()> should_stop;
     std::chrono::milliseconds batch_delay = kBatchDelay;
     CpuMerge::Options merge{};
+    // At the end, one line if the merge had to give records out of order
+    // or cut damaged pages; nullptr: quiet.
+    std::ostream* messages = nullptr;
   };
 
   // Opens every CPU's trace_pipe_raw of the traced buffer. `events` holds
@@ -107,6 +111,7 @@ private:
   // records to give.
   void collect_stats_losses();
   void refresh_comms();
+  void say_merge_trouble() const;
   const Record* deliver(const CpuMerge::Item& item);
 
   LocalEvents events_;

@@ -516,6 +516,7 @@ Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop) {
   raw.top = top_.get();
   raw.style = mode_ == Mode::Graph ? LineStyle::Graph : LineStyle::Events;
   raw.should_stop = std::move(should_stop);
+  raw.messages = options_.messages;
   Result<std::unique_ptr<RawSource>> source = RawSource::open(std::move(*events), std::move(raw));
   if (!source)
     return source.error();
