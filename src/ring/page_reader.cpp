@@ -135,7 +135,7 @@ bool PageReader::next(RawEvent& event) {
   const int size = kbuffer_event_size(kbuf_);
   auto* begin = static_cast<std::byte*>(data);
   if (size < 0 || begin < page_ + header_size_ || begin + size > page_ + data_end_) {
-    damaged_ = true; // the walk in load() makes this impossible; kept as a last guard
+    damaged_ = true; // kbuffer went past what load() walked: the page ends here
     page_ = nullptr;
     return false;
   }
