@@ -26,8 +26,16 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kStatsInterval = std::chrono::seconds(1);
 constexpr auto kCommsInterval = std::chrono::seconds(1);
-// A pid without a name reads saved_cmdlines again, but not more often.
+// A pid new to the run reads saved_cmdlines again, but not more often.
 constexpr auto kUnknownCommInterval = std::chrono::milliseconds(100);
+// The pids remembered as seen.
+constexpr std::size_t kSeenPids = 16384;
+// After a read that found records, the reader sleeps this long (more than
+// the merge's slack) and reads every CPU again: if they are all empty, the
+// quiet rule gives out everything read, so that records do not wait for
+// the next wake-up (up to kPollInterval): a short-lived task must still be
+// there when its stall is attributed to its cgroup.
+constexpr auto kSettle = std::chrono::milliseconds(2);
 
 std::string cpu_file(int cpu, const char* name) {
   return "per_cpu/cpu" + std::to_string(cpu) + "/" + name;
@@ -190,6 +198,12 @@ void RawSource::collect_stats_losses() {
   }
 }
 
+bool RawSource::first_seen(std::int32_t pid) {
+  if (seen_pids_.size() >= kSeenPids)
+    seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
+  return seen_pids_.insert(pid).second;
+}
+
 void RawSource::refresh_comms() {
   last_comms_ = Clock::now();
   if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
@@ -206,10 +220,14 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   RawEvent event = item.event;
   event.cpu = cpu.number;
   const Record* record = &decoder_.decode(event);
-  if (record->pid > 0 && record->comm == "<...>" && !tep_is_pid_registered(tep_, record->pid) &&
+  // A pid new to this run may be a task that started, exec'd or took over a
+  // reused pid since saved_cmdlines was last read.
+  if (record->pid > 0 && first_seen(record->pid) &&
       Clock::now() - last_comms_ >= kUnknownCommInterval) {
+    const std::string before(record->comm);
     refresh_comms();
-    if (tep_is_pid_registered(tep_, record->pid))
+    if (const char* now = tep_data_comm_from_pid(tep_, record->pid);
+        now != nullptr && before != now)
       record = &decoder_.decode(event);
   }
   return record;
@@ -247,8 +265,18 @@ const Record* RawSource::next() {
                          " (switching tracing off)");
       draining_ = true;
     }
-    if (read_turn())
+    if (read_turn()) {
+      settled_ = false;
       continue;
+    }
+    if (!draining_ && !settled_ && merge_.queued_pages() > 0) {
+      settled_ = true;
+      const timespec pause{0, std::chrono::nanoseconds(kSettle).count()};
+      ::nanosleep(&pause, nullptr);
+      if (Clock::now() - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
+        merge_.waited();
+      continue;
+    }
     if (draining_) { // every CPU read empty with tracing off: nothing more comes
       collect_stats_losses();
       merge_.finish();

@@ -32,9 +32,15 @@
 // formats from saved_cmdlines. Tasks start, exec and reuse pids: while
 // records come, saved_cmdlines is read again once a second and the table
 // brought up to date (tracefs/saved_comms.h), as the kernel's own text
-// names a task by saved_cmdlines when it prints. A record whose pid has no
-// name yet makes that happen at once (at most every 100 ms), and is
-// decoded again.
+// names a task by saved_cmdlines when it prints. A pid new to the run (a
+// task that started, exec'd, or took over a reused pid, and may be named
+// wrongly or not at all) makes that happen at once (at most every 100 ms),
+// and its record is decoded again if its name changed.
+//
+// Latency. A record goes out once the merge knows no CPU can precede it:
+// after a read that found records, the source sleeps 2 ms and reads every
+// CPU again; found empty, that gives out everything read (CpuMerge's quiet
+// rule). Records are so handed on some 50 ms after a wake-up, as the text's.
 #pragma once
 
 #include "ring/cpu_merge.h"
@@ -48,6 +54,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 struct tep_handle;
@@ -111,6 +118,8 @@ private:
   // records to give.
   void collect_stats_losses();
   void refresh_comms();
+  // True the first time `pid` comes (of the last kSeenPids).
+  bool first_seen(std::int32_t pid);
   void say_merge_trouble() const;
   const Record* deliver(const CpuMerge::Item& item);
 
@@ -129,6 +138,8 @@ private:
   std::chrono::steady_clock::time_point last_push_;
   std::chrono::steady_clock::time_point last_stats_;
   std::chrono::steady_clock::time_point last_comms_; // saved_cmdlines last read
+  std::unordered_set<std::int32_t> seen_pids_;
+  bool settled_ = false; // slept kSettle since the last page read
 };
 
 } // namespace allocwatch

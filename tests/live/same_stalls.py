@@ -12,16 +12,16 @@ Each instance stamps its own copy of an event. Mostly the two stamps are
 within a µs, but when an event is the first after a quiet time, the
 instance written first wakes its waiting reader (an irq_work on the same
 CPU) before the other instance is written: that one's stamp comes up to
-some tens of µs later. Only a span's begin is hit (its end follows closely
-on events that woke nobody). So spans are paired by name, pid and end
-(within 2 µs), and:
+some tens of µs later. A span's begin is the usual victim, its end
+sometimes. So spans are paired by name, pid and the nearest end (within
+50 µs; one task's calls of one kind are further apart), and:
   - every span of either run 50 µs or more above the threshold (so that a
     late begin stamp cannot have put its pair below it) has its pair;
   - the (pid, span) rows agree, and their counts but for stalls near the
     threshold;
-  - a pair whose begins were stamped within a µs of each other has
-    durations within 1 µs of each other; the pairs whose begins were not
-    are counted;
+  - a pair whose begins and ends were each stamped within a µs of each
+    other has durations within 1 µs of each other; the other pairs are
+    counted;
   - paired stalls name their task alike (or one run does not know it);
   - the raw durations are exact in ns (some not a multiple of 1000), the
     text's whole µs.
@@ -33,6 +33,7 @@ import sys
 
 US = 1000
 CLEAR = 50 * US
+NEAR = 50 * US
 
 
 def spans(path):
@@ -55,11 +56,9 @@ def pair(these, others):
     used = set()
     out = []
     for s in these:
-        found = None
-        for i in by_key[(s[0], s[1])]:
-            if i not in used and abs(others[i][3] - s[3]) < 2 * US:
-                found = i
-                break
+        near = [i for i in by_key[(s[0], s[1])]
+                if i not in used and abs(others[i][3] - s[3]) < NEAR]
+        found = min(near, key=lambda i: abs(others[i][3] - s[3]), default=None)
         if found is not None:
             used.add(found)
         out.append((s, None if found is None else others[found]))
@@ -95,14 +94,13 @@ def main():
     check(rows and not off,
           f"the same (pid, span) rows and counts: {len(rows)} rows, {len(paired)} stalls "
           f"paired (raw {len(raw)}, text {len(text)}; rows off: {off})")
-    together = [(r, t) for r, t in paired if abs(t[2] - r[2]) < US]
-    apart = [(r, t) for r, t in paired if abs(t[2] - r[2]) >= US]
+    together = [(r, t) for r, t in paired if abs(t[2] - r[2]) < US and abs(t[3] - r[3]) < US]
+    apart = [(r, t) for r, t in paired if abs(t[2] - r[2]) >= US or abs(t[3] - r[3]) >= US]
     worst = max((abs(r[4] - t[4]) for r, t in together), default=0)
     check(together and worst < US,
           f"durations within 1 us of each other ({len(together)} pairs, largest difference "
-          f"{worst} ns; {len(apart)} pairs whose begins the instances stamped "
-          f"{min((t[2] - r[2] for r, t in apart), default=0)} to "
-          f"{max((t[2] - r[2] for r, t in apart), default=0)} ns apart)")
+          f"{worst} ns; {len(apart)} pairs whose begins or ends the instances stamped up to "
+          f"{max((max(abs(t[2] - r[2]), abs(t[3] - r[3])) for r, t in apart), default=0)} ns apart)")
     unnamed = sum(1 for r, t in paired if "<...>" in (r[5], t[5]))
     named_apart = [(r[1], r[5], t[5]) for r, t in paired if "<...>" not in (r[5], t[5]) and r[5] != t[5]]
     check(not named_apart, f"paired stalls name their task alike ({unnamed} unnamed in one run; "
