@@ -186,10 +186,9 @@ Status DatWriter::read_headers() {
   auto trace_clock = read_whole(sources_, "trace_clock");
   if (!trace_clock)
     return trace_clock.error();
-  trace_clock_file_ = std::move(trace_clock.value());
-  clock_ = selected_clock(trace_clock_file_);
+  clock_ = selected_clock(trace_clock.value());
   if (clock_.empty())
-    return Error{"trace_clock names no clock in [brackets]: \"" + trace_clock_file_ + "\""};
+    return Error{"trace_clock names no clock in [brackets]: \"" + trace_clock.value() + "\""};
   return Ok{};
 }
 
@@ -260,13 +259,16 @@ void DatWriter::write_file() {
   write_streamed("saved_cmdlines", 8);
   put<std::uint32_t>(file_, static_cast<std::uint32_t>(options_.cpus));
 
-  // The options: only the trace clock, as trace-cmd record writes it (the
-  // trace_clock file, NUL-terminated). It tells the reader that the clock
-  // comes again after the CPUs' offsets.
+  // The options: only the trace clock, which tells the reader that the
+  // clock comes again, as "[local]", after the CPUs' offsets. trace-cmd
+  // record puts the trace_clock file in the option; here it is the clock's
+  // name without brackets, which readers take from the second place alone:
+  // libtracecmd (3.1.6 to 3.4) parses a bracketed clock in both places and
+  // leaks the first.
   file_.write("options  ", 10);
   put(file_, kOptionTraceClock);
-  put<std::uint32_t>(file_, static_cast<std::uint32_t>(trace_clock_file_.size() + 1));
-  put_string(file_, trace_clock_file_);
+  put<std::uint32_t>(file_, static_cast<std::uint32_t>(clock_.size() + 1));
+  put_string(file_, clock_);
   put(file_, kOptionDone);
 
   write_cpu_data();

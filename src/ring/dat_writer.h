@@ -13,9 +13,9 @@
 // events/ftrace/ (funcgraph_entry and funcgraph_exit among them, so that
 // graph traces decode); the format of each traced event, by system;
 // /proc/kallsyms (function addresses, vmscan's `%pS`); printk_formats;
-// saved_cmdlines; the CPU count; one option, the trace clock (the
-// trace_clock file); then "flyrecord": each CPU's offset and size, the
-// clock again as "[local]", and each CPU's pages, page-aligned.
+// saved_cmdlines; the CPU count; one option, the trace clock (its name,
+// "local"); then "flyrecord": each CPU's offset and size, the clock again
+// as "[local]", and each CPU's pages, page-aligned.
 //
 // Memory stays bounded: pages go to one unlinked scratch file per CPU that
 // has data (beside the file, see ring/dat_file.h), large sources are
@@ -77,7 +77,7 @@ public:
   // Keeps a copy of one page. A page of another size, one whose commit
   // (its data's length) passes the page's end, a CPU out of range or a
   // failed write is an error that good() shows and finish() returns; pages
-  // after it are dropped.
+  // after it, and pages after finish(), are dropped.
   void add_page(int cpu, const void* page, std::size_t size) override;
   bool good() const override { return !error_.has_value(); }
 
@@ -112,7 +112,6 @@ private:
   // Each system in the order its first event came, with its formats.
   std::vector<std::pair<std::string, std::vector<std::string>>> systems_;
   std::string printk_formats_;
-  std::string trace_clock_file_;
   std::string clock_; // "local"
   std::vector<CpuData> cpus_;
   std::optional<Error> error_;
