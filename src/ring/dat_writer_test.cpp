@@ -18,6 +18,7 @@ using testing::FakeDatSources;
 using testing::PageBuilder;
 
 constexpr std::uint16_t kFunction = 1;
+constexpr std::uint16_t kFuncgraphExit = 10;
 constexpr std::uint16_t kDatTest = 700;
 
 // A fresh directory, removed with what is in it.
@@ -155,7 +156,8 @@ TEST_CASE("DatWriter: the file's layout, section by section, as trace-cmd.dat.v6
   CHECK(file.cstring() == "header_event");
   CHECK(file.bytes(file.number<std::uint64_t>()) == testing::kHeaderEvent);
 
-  CHECK(file.number<std::uint32_t>() == 1); // ftrace formats
+  CHECK(file.number<std::uint32_t>() == 2); // ftrace formats, by name
+  CHECK(file.bytes(file.number<std::uint64_t>()) == testing::kFuncgraphExitFormat);
   CHECK(file.bytes(file.number<std::uint64_t>()) == testing::kFunctionFormat);
 
   CHECK(file.number<std::uint32_t>() == 2); // systems, in the order their first event came
@@ -240,6 +242,27 @@ TEST_CASE("DatWriter: libtracecmd reads the records back, exact, with comms and 
   CHECK(c.name == "function");
   CHECK(c.info.find("shrink_node") != std::string::npos);
   CHECK(c.info.find("shrink_lruvec") != std::string::npos);
+}
+
+TEST_CASE("DatWriter: a function_graph return decodes from the ftrace formats the file keeps") {
+  TempDir dir;
+  const std::string path = dir.path + "/graph.dat";
+  FakeDatSources sources;
+  auto writer = make_writer(sources, path, 1, {});
+  const std::uint64_t depth_and_overrun = 3; // depth 3, overrun 0
+  PageBuilder page(5'000'000'007);
+  page.add(5'000'000'007, kFuncgraphExit, 4242,
+           {0xffffffff81234000, depth_and_overrun, 4'999'000'001, 5'000'000'007});
+  add(*writer, 0, page);
+  REQUIRE(writer->finish().ok());
+  const testing::ReadBack back = testing::read_back(path);
+  REQUIRE(back.records.size() == 1);
+  const auto& r = back.records[0];
+  CHECK(r.ts == 5'000'000'007);
+  CHECK(r.system == "ftrace");
+  CHECK(r.name == "funcgraph_exit");
+  CHECK(r.comm == "kswapd0");
+  CHECK(r.info == "<-- shrink_node (3) (start: 129f6afc1  end: 12a05f207) over: 3");
 }
 
 TEST_CASE("DatWriter: a run without pages is a file with no data that trace-cmd opens") {

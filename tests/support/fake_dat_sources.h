@@ -1,8 +1,8 @@
 // Test support (unit tests only): DatSources with fixed bytes, and ring
-// buffer pages built by hand, for DatWriter's tests. The header files are
-// those of a 6.18 x86-64 kernel (4096-byte pages, 8-byte commit); the
-// events are two: ftrace's `function` (id 1) and a made-up vmscan/dat_test
-// (id 700, one u64 field `nr`).
+// buffer pages built by hand, for DatWriter's tests. The header files and
+// ftrace formats are those of a 6.18 x86-64 kernel (4096-byte pages, 8-byte
+// commit): `function` (id 1) and `funcgraph_exit` (id 10); one made-up
+// event, vmscan/dat_test (id 700, one u64 field `nr`).
 #pragma once
 
 #include "ring/dat_sources.h"
@@ -43,6 +43,16 @@ inline const char* const kFunctionFormat =
     "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
     "print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
 
+inline const char* const kFuncgraphExitFormat =
+    "name: funcgraph_exit\nID: 10\nformat:\n" ALLOCWATCH_COMMON_FIELDS
+    "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+    "\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+    "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+    "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+    "print fmt: \"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, "
+    "REC->depth, REC->calltime, REC->rettime, REC->depth\n";
+
 inline const char* const kDatTestFormat =
     "name: dat_test\nID: 700\nformat:\n" ALLOCWATCH_COMMON_FIELDS
     "\tfield:unsigned long nr;\toffset:8;\tsize:8;\tsigned:0;\n\n"
@@ -56,6 +66,7 @@ public:
     files["events/header_page"] = kHeaderPage;
     files["events/header_event"] = kHeaderEvent;
     files["events/ftrace/function/format"] = kFunctionFormat;
+    files["events/ftrace/funcgraph_exit/format"] = kFuncgraphExitFormat;
     files["events/vmscan/dat_test/format"] = kDatTestFormat;
     files["printk_formats"] = "0xffffffff82000000 : \"a printk format\\n\"\n";
     files["saved_cmdlines"] = "4242 kswapd0\n";
@@ -63,7 +74,7 @@ public:
     files["/proc/kallsyms"] = "ffffffff81000000 T _stext\n"
                               "ffffffff81234000 T shrink_node\n"
                               "ffffffff81235000 T shrink_lruvec\n";
-    ftrace = {"function"};
+    ftrace = {"function", "funcgraph_exit"};
   }
 
   // Hands a file over in chunks of `chunk_size` bytes.
