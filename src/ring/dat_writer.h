@@ -25,6 +25,7 @@
 
 #include "ring/dat_file.h"
 #include "ring/dat_sources.h"
+#include "ring/header_page.h"
 #include "ring/page_sink.h"
 #include "util/result.h"
 
@@ -51,16 +52,6 @@ struct DatWriterOptions {
   // Duplicates are written once.
   std::vector<TracedEvent> events;
 };
-
-// A field of a page's header, as events/header_page gives it
-// ("field: local_t commit;\toffset:8;\tsize:8;\tsigned:1;").
-struct HeaderPageField {
-  std::size_t offset = 0;
-  std::size_t size = 0;
-};
-// The field `name` of header_page's text, or an error that says what is
-// missing.
-Result<HeaderPageField> header_page_field(std::string_view header_page, std::string_view name);
 
 class DatWriter final : public PageSink {
 public:
