@@ -125,7 +125,7 @@ std::vector<std::string> unprinted_fields(tracefs_instance* top, const EventSpec
   const std::size_t start = open + std::string_view("print fmt: \"").size();
   const std::string_view printed = text.substr(start, text.find('"', start) - start);
   std::vector<std::string> lacking;
-  for (const std::string_view key : {known->order_key, known->gfp_key, known->pages_key})
+  for (const std::string_view key : read_keys(*known))
     if (!key.empty() && printed.find(std::string(key) + "=") == std::string_view::npos)
       lacking.push_back(std::string(key) + "=");
   return lacking;
