@@ -60,6 +60,13 @@ void write_task_table(std::ostream& out, const StallStats& stats,
     out << "  (P99_MS left out to fit the terminal: --report FILE has it)\n";
 }
 
+// The name of CompactionYield::ends[i].
+std::string_view end_name(std::size_t i) {
+  if (i == CompactionYield::kUnknownEnd)
+    return kUnknown;
+  return i == CompactionYield::kOtherEnd ? kOther : compaction_statuses()[i];
+}
+
 // "0=14 9=45 ?=1": stalls by order, the unknown order `?`, the orders past
 // OrderCounts' bound "other".
 std::string order_counts(const OrderCounts& orders) {
@@ -75,14 +82,14 @@ std::string order_counts(const OrderCounts& orders) {
 }
 
 // How compactions ended, "complete=3 success=1", in the kernel's enum order;
-// a status no kernel we know of prints is "other".
+// a status no kernel we know of prints is "other", an end line not claimed
+// `?`.
 std::string compaction_ends(const CompactionYield& yield) {
   std::string text;
   for (std::size_t i = 0; i < yield.ends.size(); ++i) {
     if (yield.ends[i] == 0)
       continue;
-    const std::string_view name =
-        i == CompactionYield::kOtherEnd ? kOther : compaction_statuses()[i];
+    const std::string_view name = end_name(i);
     text += (text.empty() ? "" : " ") + std::string(name) + '=' + std::to_string(yield.ends[i]);
   }
   return text.empty() ? "-" : text;
@@ -101,12 +108,36 @@ void write_yield_tables(std::ostream& out, const std::vector<const StallRow*>& s
     if (row->yield.compaction)
       compactions.push_back(row);
   }
-  const auto fit = [](Table& table, std::size_t first_number, std::size_t end) {
-    table.drop_to_fit(2);                                           // COUNT: the stall table has it
-    for (std::size_t column = first_number; column < end; ++column) // their headings, at '_'
+  // The longest word of `texts`.
+  const auto longest = [](const std::vector<std::string>& texts) {
+    std::size_t most = 0;
+    for (const std::string& text : texts)
+      for (std::size_t at = 0; at < text.size();) {
+        const std::size_t space = std::min(text.find(' ', at), text.size());
+        most = std::max(most, space - at);
+        at = space + 1;
+      }
+    return most;
+  };
+  // On a terminal, COUNT gives way first (the stall table has it), then the
+  // numbers' headings wrap at '_', KIND and the lists at their spaces (never
+  // inside a word: a kind, a "name=count"), then TASK.
+  const auto fit = [&longest](Table& table, const std::vector<const StallRow*>& rows,
+                              std::size_t first_number, std::size_t end,
+                              std::vector<std::size_t> lists) {
+    std::vector<std::string> kinds;
+    std::vector<std::string> items;
+    for (const StallRow* row : rows) {
+      kinds.push_back(escaped(row->kind));
+      items.push_back(order_counts(row->yield.orders));
+      items.push_back(compaction_ends(row->yield.compacted));
+    }
+    table.drop_to_fit(2);
+    for (std::size_t column = first_number; column < end; ++column)
       table.narrow_to_fit(column);
-    table.narrow_to_fit(3, 6); // ORDERS, at its spaces
-    table.narrow_to_fit(1, 8);
+    table.narrow_to_fit(1, longest(kinds));
+    for (const std::size_t column : lists)
+      table.narrow_to_fit(column, longest(items));
     table.narrow_to_fit(0, 8);
   };
   const auto dropped = [&out, &options](const Table& table) {
@@ -120,7 +151,7 @@ void write_yield_tables(std::ostream& out, const std::vector<const StallRow*>& s
                  "PAGES_WRITTEN", "SYNC_WRITES", "THROTTLED", "WAITED_MS"},
                 "llrlrrrrrr");
     table.drop_to_fit(7); // SYNC_WRITES: none since 3.x (kernel/vocabulary.h)
-    fit(table, 4, 10);
+    fit(table, reclaims, 4, 10, {3});
     write_rows(
         out, reclaims, options.max_rows, table,
         [&table](const StallRow& row) {
@@ -139,8 +170,7 @@ void write_yield_tables(std::ostream& out, const std::vector<const StallRow*>& s
            "failed, how each run ended:\n";
     Table table({"TASK", "KIND", "COUNT", "ORDERS", "PAGES_MIGRATED", "MIGRATE_FAILED", "ENDED"},
                 "llrlrrl");
-    table.narrow_to_fit(6, 10); // ENDED, at its spaces
-    fit(table, 4, 6);
+    fit(table, compactions, 4, 6, {6, 3});
     write_rows(
         out, compactions, options.max_rows, table,
         [&table](const StallRow& row) {
@@ -183,8 +213,7 @@ void write_yield_json(std::ostream& out, const StallYield& yield) {
     const char* comma = "";
     for (std::size_t i = 0; i < c.ends.size(); ++i)
       if (c.ends[i] > 0) {
-        out << comma << '"' << (i == CompactionYield::kOtherEnd ? kOther : compaction_statuses()[i])
-            << "\":" << c.ends[i];
+        out << comma << '"' << end_name(i) << "\":" << c.ends[i];
         comma = ",";
       }
     out << '}';

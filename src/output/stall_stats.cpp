@@ -69,6 +69,8 @@ StallSpans stall_spans(const Profile& profile) {
       put(spans.reclaim);
     if (says_compaction(role))
       put(spans.compaction);
+    if (role == EventRole::CompactEnd)
+      put(spans.ended);
   };
   for (const Binding& binding : profile.bindings)
     for (const std::string& function : binding.functions) {
@@ -140,7 +142,8 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
       break;
     case EventRole::CompactMigrate:
     case EventRole::CompactEnd:
-      facts.compaction = facts.compacted.read(*event, fields);
+      facts.compaction = facts.compacted.read(*event, fields) || facts.compaction;
+      facts.ended = facts.ended || event->role == EventRole::CompactEnd;
       break;
     case EventRole::ShrinkSlabStart:
     case EventRole::ShrinkSlabEnd: {
@@ -347,7 +350,8 @@ StallStats::SpanClass StallStats::span_class(std::string_view span) {
   const auto named = [span](const std::vector<std::string>& names) {
     return std::find(names.begin(), names.end(), span) != names.end();
   };
-  const SpanClass known{named(spans_.ordered), named(spans_.reclaim), named(spans_.compaction)};
+  const SpanClass known{named(spans_.ordered), named(spans_.reclaim), named(spans_.compaction),
+                        named(spans_.ended)};
   span_classes_.emplace_back(span, known);
   return known;
 }
@@ -412,6 +416,8 @@ void StallStats::incident(const Incident& incident) {
   if (facts.compaction || known.compaction) {
     row.yield.compaction = true;
     row.yield.compacted.add(facts.compacted);
+    if (known.ended && !facts.ended)
+      ++row.yield.compacted.ends[CompactionYield::kUnknownEnd];
   }
   if (!facts.reclaim && !known.reclaim) {
     drop_counted(incident);

@@ -80,6 +80,9 @@ struct StallSpans {
   // (mm_compaction_try_to_compact_pages, _migratepages, _end): each stall
   // is a compaction, its yield in the compaction table.
   std::vector<std::string> compaction;
+  // Spans bound to mm_compaction_end: a stall whose end line was not
+  // claimed ended in a way unknown (`?`).
+  std::vector<std::string> ended;
 };
 
 // The profile's spans (every kernel name of a function) by the events its
@@ -216,6 +219,7 @@ private:
     bool reclaim = false;              // it printed a *_reclaim_begin or _end line
     CompactionYield compacted;         // its own migratepages and end lines
     bool compaction = false;           // it printed one, or a try_to_compact_pages line
+    bool ended = false;                // it printed an mm_compaction_end line
     std::optional<std::int64_t> order;
     std::string_view gfp_flags;
   };
@@ -237,6 +241,7 @@ private:
     bool ordered = false;
     bool reclaim = false;
     bool compaction = false;
+    bool ended = false;
   };
   SpanClass span_class(std::string_view span);
   HeldFigures take_held(const Incident& incident);

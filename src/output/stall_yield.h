@@ -74,10 +74,12 @@ ReclaimFigures reclaim_figures(const KnownEvent& event, std::string_view fields)
 struct CompactionYield {
   std::uint64_t pages_migrated = 0; // mm_compaction_migratepages nr_migrated
   std::uint64_t migrate_failed = 0; // and nr_failed
-  // mm_compaction_end's status, by compaction_statuses()' index; the last,
-  // a status no kernel we know of prints.
-  std::array<std::uint64_t, 10> ends{};
+  // mm_compaction_end's status, by compaction_statuses()' index; then a
+  // status no kernel we know of prints; then the stalls of a span that
+  // claims the end line whose end line was not claimed (`?`).
+  std::array<std::uint64_t, 11> ends{};
   static constexpr std::size_t kOtherEnd = 9;
+  static constexpr std::size_t kUnknownEnd = 10;
   bool any() const;
   void add(const CompactionYield& other);
   // Adds what a line of `event` says (a migratepages or end line); false for

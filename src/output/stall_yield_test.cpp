@@ -106,7 +106,8 @@ TEST_CASE("stall yield: what a write, a throttle and a compaction line say") {
 TEST_CASE("stall stats: a task's reclaim yield, from its lines and those nested in it") {
   StallStats stats({}, StallSpans{.ordered = {"try_to_free_pages"},
                                   .reclaim = {"try_to_free_pages"},
-                                  .compaction = {}});
+                                  .compaction = {},
+                                  .ended = {}});
   // Graph mode: shrink_lruvec (no stall) closes first with an LRU scan, a
   // write and a throttle; then the reclaim with its own begin and end.
   feed(stats, "shrink_lruvec", "", 160, 2 * ms, 6 * ms,
@@ -153,9 +154,11 @@ TEST_CASE("stall stats: a task's reclaim yield, from its lines and those nested 
 }
 
 TEST_CASE("stall stats: a task's compaction yield, from its own lines") {
-  StallStats stats({}, StallSpans{.ordered = {"try_to_compact_pages"},
-                                  .reclaim = {},
-                                  .compaction = {"compaction", "try_to_compact_pages"}});
+  StallStats stats({},
+                   StallSpans{.ordered = {"try_to_compact_pages"},
+                              .reclaim = {},
+                              .compaction = {"compaction", "try_to_compact_pages", "compact_zone"},
+                              .ended = {"compaction", "compact_zone"}});
   const std::string end = "mm_compaction_end: zone_start=0x1 migrate_pfn=0x2 free_pfn=0x3 "
                           "zone_end=0x4, mode=sync status=";
   // Events mode: two compaction pairs, with their migrations.
@@ -170,12 +173,19 @@ TEST_CASE("stall stats: a task's compaction yield, from its own lines") {
   // A direct compaction whose line was not claimed: an order `?`, nothing else.
   feed(stats, "try_to_compact_pages", "direct compaction", 160, 0, 7 * ms,
        {return_line("try_to_compact_pages")});
+  // Graph mode: a compact_zone return whose end line is not in the trace.
+  feed(stats, "compact_zone", "compaction", 170, 8 * ms, 9 * ms, {return_line("compact_zone")});
   const StallRow& row = row_of(stats, "compaction");
   CHECK(row.yield.compaction);
   CHECK_FALSE(row.yield.reclaim);
   CHECK(row.yield.orders.empty());
   CHECK(row.yield.compacted.pages_migrated == 31);
   CHECK(row.yield.compacted.migrate_failed == 2);
+  for (const StallRow* other : stats.rows(StallTable::Tasks))
+    if (other->pid == 170) {
+      CHECK(other->yield.compacted.ends[CompactionYield::kUnknownEnd] == 1);
+      CHECK(other->yield.compacted.pages_migrated == 0);
+    }
   const StallRow& direct = row_of(stats, "direct compaction");
   CHECK(direct.yield.compaction);
   REQUIRE(direct.yield.orders.counts().size() == 1);
