@@ -42,13 +42,6 @@ template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kin
   return row;
 }
 
-// The value of a key=value field, if it is a positive number; else 0.
-std::uint64_t positive_field(std::string_view fields, std::string_view key) {
-  const std::optional<std::string_view> value = key_value_field(fields, key);
-  const std::optional<std::int64_t> number = value ? parse_integer(*value) : std::nullopt;
-  return number && *number > 0 ? static_cast<std::uint64_t>(*number) : 0;
-}
-
 bool says_compaction(EventRole role) {
   return role == EventRole::CompactPages || role == EventRole::CompactMigrate ||
          role == EventRole::CompactEnd;

@@ -1,8 +1,8 @@
 // StallStats: the stall report's numbers, aggregated from the incidents the
 // binder hands every sink: per task and kind of stall (count, total, max,
 // p99, and what the stalls got: orders, reclaim's and compaction's yield,
-// stall_yield.h), background work apart, per kind and order and gfp flags, what slow
-// reclaim got for its time, and a log2 latency histogram per kind.
+// stall_yield.h), background work apart, per kind and order and gfp flags,
+// what slow reclaim got for its time, and a log2 latency histogram per kind.
 //
 // Only over-threshold spans feed it, never lines: it costs nothing per line
 // read. It reads an incident's tracepoints as the binder parsed them

@@ -6,9 +6,6 @@
 
 namespace allocwatch {
 
-namespace {
-
-// The value of a key=value field, if it is a positive number; else 0.
 std::uint64_t positive_field(std::string_view fields, std::string_view key) {
   if (key.empty())
     return 0;
@@ -16,6 +13,8 @@ std::uint64_t positive_field(std::string_view fields, std::string_view key) {
   const std::optional<std::int64_t> number = value ? parse_integer(*value) : std::nullopt;
   return number && *number > 0 ? static_cast<std::uint64_t>(*number) : 0;
 }
+
+namespace {
 
 // The unknown order sorts last.
 bool order_before(const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {

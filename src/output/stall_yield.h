@@ -25,6 +25,10 @@
 
 namespace allocwatch {
 
+// The value of the key=value field `key` of a line's fields, if it is a
+// positive number; else 0 (absent, negative, not a number, no key).
+std::uint64_t positive_field(std::string_view fields, std::string_view key);
+
 // A count of stalls by the order their begin line printed; nullopt: a stall
 // whose begin line was not claimed (`?`).
 struct OrderCount {
