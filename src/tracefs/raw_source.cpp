@@ -1,5 +1,6 @@
 #include "tracefs/raw_source.h"
 
+#include "ring/header_page.h"
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
 #include "tracefs/saved_comms.h"
@@ -41,16 +42,13 @@ std::string cpu_file(int cpu, const char* name) {
   return "per_cpu/cpu" + std::to_string(cpu) + "/" + name;
 }
 
-// The traced buffer's sub-buffer size: its own buffer_subbuf_size_kb
-// (6.8+), else the header page's, else the page size.
+// The traced buffer's sub-buffer size, from its own events/header_page (an
+// instance may have its own, 6.8+), else the tep's, else the page size.
 std::size_t subbuffer_size(tracefs_instance* instance, tep_handle* tep) {
-  if (Result<std::string> kb = read_tracefs_file(instance, "buffer_subbuf_size_kb"); kb) {
-    const std::string_view text = trimmed(*kb);
-    std::size_t value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc() && ptr == text.data() + text.size() && value > 0 && value <= 1024)
-      return value * 1024;
-  }
+  if (Result<std::string> text = read_tracefs_file(instance, "events/header_page"); text)
+    if (Result<HeaderPageField> data = header_page_field(*text, "data"); data)
+      if (const std::size_t size = data->offset + data->size; size >= 64 && size <= (1u << 20))
+        return size;
   const int size = tep_get_sub_buffer_size(tep);
   return size > 0 ? static_cast<std::size_t>(size) : static_cast<std::size_t>(::getpagesize());
 }
@@ -140,9 +138,15 @@ void RawSource::close() {
 bool RawSource::read_turn() {
   bool any = false;
   for (std::size_t slot = 0; slot < cpus_.size(); ++slot) {
-    for (int page = 0; page < kPagesPerTurn; ++page) {
-      const int got = tracefs_cpu_read(cpus_[slot].tcpu, merge_.buffer(), true);
+    for (int turn = 0; turn < kPagesPerTurn; ++turn) {
+      std::byte* page = merge_.buffer();
+      const int got = tracefs_cpu_read(cpus_[slot].tcpu, page, true);
       if (got > 0) {
+        const std::size_t size = merge_.page_size();
+        if (static_cast<std::size_t>(got) < size)
+          std::memset(page + got, 0, size - static_cast<std::size_t>(got));
+        if (options_.pages != nullptr) // as read: the merge may cut a lying header
+          options_.pages->add_page(cpus_[slot].number, page, size);
         merge_.push(static_cast<int>(slot), static_cast<std::size_t>(got));
         any = true;
         continue;

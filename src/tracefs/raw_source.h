@@ -45,6 +45,7 @@
 
 #include "ring/cpu_merge.h"
 #include "ring/event_decoder.h"
+#include "ring/page_sink.h"
 #include "trace/record_source.h"
 #include "tracefs/cpu_stats.h"
 #include "tracefs/local_events.h"
@@ -76,6 +77,8 @@ public:
     std::function<bool()> should_stop;
     std::chrono::milliseconds batch_delay = kBatchDelay;
     CpuMerge::Options merge{};
+    // Each page as read, whole (--save's trace.dat); nullptr: none.
+    PageSink* pages = nullptr;
     // At the end, one line if the merge had to give records out of order
     // or cut damaged pages; nullptr: quiet.
     std::ostream* messages = nullptr;

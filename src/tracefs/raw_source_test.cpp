@@ -88,8 +88,9 @@ struct RawFixture {
     for (int fd : writers)
       ::close(fd);
   }
-  std::unique_ptr<RawSource> open(std::function<bool()> should_stop) {
+  std::unique_ptr<RawSource> open(std::function<bool()> should_stop, PageSink* pages = nullptr) {
     RawSource::Options options;
+    options.pages = pages;
     options.instance = top.get();
     options.top = top.get();
     options.should_stop = std::move(should_stop);
@@ -157,6 +158,29 @@ TEST_CASE("RawSource: what the stats lost beyond the pages' counts is a Lost rec
   CHECK(got[1].kind == LineKind::Lost);
   CHECK(got[1].cpu == 0);
   CHECK(got[1].lost == 9);
+}
+
+TEST_CASE("RawSource: each page goes to the page sink whole, as read") {
+  struct Pages : PageSink {
+    std::vector<std::pair<int, std::vector<std::byte>>> got;
+    void add_page(int cpu, const void* page, std::size_t size) override {
+      const auto* bytes = static_cast<const std::byte*>(page);
+      got.emplace_back(cpu, std::vector<std::byte>(bytes, bytes + size));
+    }
+    bool good() const override { return true; }
+  } pages;
+  RawFixture f;
+  bool stop = false;
+  auto source = f.open([&stop] { return stop; }, &pages);
+  const std::vector<std::byte> page = page_of({1000, 2000}, 10, 1);
+  f.write_page(0, page);
+  stop = true;
+  std::vector<Record> got;
+  read_all(*source, got);
+  CHECK(got.size() == 2);
+  REQUIRE(pages.got.size() == 1);
+  CHECK(pages.got[0].first == 0);
+  CHECK(pages.got[0].second == page);
 }
 
 TEST_CASE("RawSource: a pid without a name makes it read saved_cmdlines again") {
