@@ -1,0 +1,297 @@
+#include "ring/dat_file.h"
+
+#include "ring/libtracecmd.h"
+#include "util/escape.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// Exported by libtracecmd.so.1 since trace-cmd 3.0 and declared only in its
+// private header: how far the file was read (a buffer of ring-buffer pages
+// is TRACECMD_FILE_CPU_FLYRECORD, 11; a latency tracer's text is 10, and
+// has no per-CPU data for tracecmd_read_data to follow), and the buffer's
+// number of CPUs.
+extern "C" int tracecmd_get_file_state(tracecmd_input* handle);
+extern "C" int tracecmd_cpus(tracecmd_input* handle);
+
+namespace allocwatch {
+namespace {
+
+constexpr int kFileFlyrecord = 11;
+// NR_CPUS is at most 8192: a file that claims more is forged.
+constexpr int kMaxCpus = 8192;
+
+// libtracecmd printf()s some findings ("File possibly truncated") to
+// stdout: while one is alive, stdout is /dev/null and what C's stdio
+// buffered in it is dropped there. allocwatch writes stdout through
+// std::cout alone (not synced with stdio), which is not touched.
+class StdoutAside {
+public:
+  StdoutAside() {
+    std::fflush(stdout);
+    saved_ = ::dup(STDOUT_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0)
+      ::dup2(null, STDOUT_FILENO);
+    if (null >= 0)
+      ::close(null);
+  }
+  ~StdoutAside() {
+    std::fflush(stdout);
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDOUT_FILENO);
+      ::close(saved_);
+    }
+  }
+  StdoutAside(const StdoutAside&) = delete;
+  StdoutAside& operator=(const StdoutAside&) = delete;
+
+private:
+  int saved_ = -1;
+};
+
+struct HandleCloser {
+  void operator()(tracecmd_input* handle) const { tracecmd_close(handle); }
+};
+using Handle = std::unique_ptr<tracecmd_input, HandleCloser>;
+
+struct RecordFreer {
+  void operator()(tep_record* record) const { tracecmd_free_record(record); }
+};
+using RecordPtr = std::unique_ptr<tep_record, RecordFreer>;
+
+// One buffer's CPUs, each with its next record read ahead.
+// Its members go in reverse: the records before the handle.
+struct Buffer {
+  Handle handle; // an instance's; null for the top level (the file's own)
+  tracecmd_input* input = nullptr;
+  std::vector<RecordPtr> heads; // by CPU index; null: that CPU is done
+
+  bool has_records() const {
+    for (const RecordPtr& head : heads)
+      if (head)
+        return true;
+    return false;
+  }
+};
+
+std::string label(const std::string& buffer) {
+  return buffer.empty() ? "the top-level buffer" : "instance " + escaped(buffer);
+}
+
+// The buffer's first record on each CPU; an error if it holds no ring
+// buffer pages.
+Result<Buffer> start_buffer(tracecmd_input* input, Handle owned, const std::string& file,
+                            const std::string& name) {
+  if (tracecmd_get_file_state(input) != kFileFlyrecord)
+    return Error{file + ": " + label(name) +
+                 " holds a latency tracer's text, not ring-buffer records: trace-cmd report "
+                 "prints it"};
+  const int cpus = tracecmd_cpus(input);
+  if (cpus < 0 || cpus > kMaxCpus)
+    return Error{file + ": " + label(name) + " claims " + std::to_string(cpus) +
+                 " CPUs: a damaged or forged trace.dat"};
+  Buffer buffer;
+  buffer.handle = std::move(owned);
+  buffer.input = input;
+  buffer.heads.resize(static_cast<std::size_t>(cpus));
+  for (int cpu = 0; cpu < cpus; ++cpu)
+    buffer.heads[static_cast<std::size_t>(cpu)].reset(tracecmd_read_data(input, cpu));
+  return buffer;
+}
+
+// libtracecmd closes the descriptor it was given on some failures and not
+// on others: a copy it still holds is closed here.
+void close_if_open(int fd) {
+  if (::fcntl(fd, F_GETFD) >= 0)
+    ::close(fd);
+}
+
+// libtracecmd 3.1.6 crashes on some damaged files while it opens them: a
+// version 6 file cut inside an instance's CPU data makes
+// tracecmd_buffer_instance_handle() close a half-made handle. So the file
+// is first opened, and every instance's handle made, in a child process:
+// the parent goes on only if the child came through (the same calls on the
+// same bytes then come through again). Opening reads the file's headers,
+// not its records: this costs little beside the replay.
+Status open_in_child(int fd, const std::string& file) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = ::fork();
+  if (child < 0)
+    return Error{"cannot read " + file + ": fork: " + std::strerror(errno)};
+  if (child == 0) {
+    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    tracecmd_input* handle = copy >= 0 && ::lseek(copy, 0, SEEK_SET) == 0
+                                 ? tracecmd_open_fd(copy, TRACECMD_FL_LOAD_NO_PLUGINS)
+                                 : nullptr;
+    if (handle != nullptr)
+      for (int i = 0; i < tracecmd_buffer_instances(handle); ++i)
+        tracecmd_close(tracecmd_buffer_instance_handle(handle, i));
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR)
+      return Error{"cannot read " + file + ": waitpid: " + std::strerror(errno)};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return Ok{};
+  return Error{file + ": libtracecmd crashed while it opened this trace.dat (" +
+               (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                    : "exit status " + std::to_string(WEXITSTATUS(status))) +
+               "): a damaged or forged file"};
+}
+
+} // namespace
+
+// Members go in reverse: the records before their buffer's handle, which
+// goes before the file's.
+struct DatFile::Impl {
+  Handle file;
+  Buffer buffer;
+  RecordPtr current;
+  DatEvent event;
+};
+
+bool is_dat_magic(std::string_view head) {
+  return head.substr(0, kDatMagicSize) == std::string_view(kDatMagic, kDatMagicSize);
+}
+
+Result<std::unique_ptr<DatFile>> DatFile::open(int fd, const std::string& name,
+                                               const std::optional<std::string>& wanted) {
+  const std::string file = escaped(name);
+  tracecmd_set_loglevel(TEP_LOG_NONE);
+  tep_set_loglevel(TEP_LOG_NONE);
+  StdoutAside aside;
+  if (Status opened = open_in_child(fd, file); !opened)
+    return opened.error();
+  if (::lseek(fd, 0, SEEK_SET) < 0)
+    return Error{"cannot read " + file + " as a trace.dat: " + std::strerror(errno)};
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    return Error{"cannot read " + file + ": " + std::strerror(errno)};
+  // No plugins: what a record prints comes from its format alone, and no
+  // code is loaded from the plugin directories.
+  Handle handle(tracecmd_open_fd(copy, TRACECMD_FL_LOAD_NO_PLUGINS));
+  if (!handle) {
+    close_if_open(copy);
+    return Error{file +
+                 " starts as a trace.dat but libtracecmd cannot read it: a truncated or damaged "
+                 "file, or a version or compression it does not know (trace-cmd dump "
+                 "--summary tells more)"};
+  }
+  auto impl = std::make_unique<Impl>();
+  const int instances = tracecmd_buffer_instances(handle.get());
+  std::vector<std::string> names;
+  for (int i = 0; i < instances; ++i) {
+    const char* instance = tracecmd_buffer_instance_name(handle.get(), i);
+    names.emplace_back(instance != nullptr ? instance : "");
+  }
+  auto open_instance = [&](int i) -> Result<Buffer> {
+    tracecmd_input* input = tracecmd_buffer_instance_handle(handle.get(), i);
+    if (input == nullptr)
+      return Error{file + ": libtracecmd cannot read " + label(names[i]) +
+                   ": a truncated or damaged file"};
+    return start_buffer(input, Handle(input), file, names[i]);
+  };
+
+  std::string chosen;
+  std::vector<std::string> others;
+  if (wanted) {
+    int found = -1;
+    for (int i = 0; i < instances; ++i)
+      if (names[static_cast<std::size_t>(i)] == *wanted)
+        found = i;
+    if (found < 0) {
+      std::string list = "the top-level buffer";
+      for (const std::string& instance : names)
+        list += ", " + escaped(instance);
+      return Error{file + " has no instance " + escaped(*wanted) + "; its buffers: " + list};
+    }
+    Result<Buffer> buffer = open_instance(found);
+    if (!buffer)
+      return buffer.error();
+    impl->buffer = std::move(*buffer);
+    chosen = *wanted;
+  } else {
+    Result<Buffer> top = start_buffer(handle.get(), nullptr, file, "");
+    // A file may hold a latency trace at the top level and instances
+    // beside it; with no instance, that is the file's one buffer.
+    if (!top && instances == 0)
+      return top.error();
+    std::vector<int> with_records;
+    std::vector<Buffer> buffers;
+    for (int i = 0; i < instances; ++i) {
+      Result<Buffer> buffer = open_instance(i);
+      if (!buffer)
+        return buffer.error();
+      if (buffer->has_records())
+        with_records.push_back(i);
+      buffers.push_back(std::move(*buffer));
+    }
+    if (top && (top->has_records() || with_records.empty())) {
+      impl->buffer = std::move(*top);
+      for (int i : with_records)
+        others.push_back(names[static_cast<std::size_t>(i)]);
+    } else if (with_records.size() == 1) {
+      impl->buffer = std::move(buffers[static_cast<std::size_t>(with_records[0])]);
+      chosen = names[static_cast<std::size_t>(with_records[0])];
+    } else if (with_records.empty()) {
+      return top.error();
+    } else {
+      std::string list;
+      for (int i : with_records)
+        list += (list.empty() ? "" : ", ") + escaped(names[static_cast<std::size_t>(i)]);
+      return Error{file + ": instances " + list +
+                   " hold records and the top-level buffer none: pick one with --buffer NAME"};
+    }
+  }
+  impl->file = std::move(handle);
+  return std::unique_ptr<DatFile>(new DatFile(std::move(impl), chosen, std::move(others)));
+}
+
+DatFile::DatFile(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others)
+    : impl_(std::move(impl)), buffer_(std::move(buffer)), others_(std::move(others)) {}
+
+DatFile::~DatFile() = default;
+
+tep_handle* DatFile::tep() const {
+  return tracecmd_get_tep(impl_->file.get());
+}
+
+std::string DatFile::describe() const {
+  std::string text = "reading " + label(buffer_) + " of the trace.dat";
+  if (!others_.empty()) {
+    text += " (";
+    for (std::size_t i = 0; i < others_.size(); ++i)
+      text += (i == 0 ? "" : ", ") + label(others_[i]);
+    text += (others_.size() == 1 ? " holds" : " hold") +
+            std::string(" records too: --buffer NAME reads an instance)");
+  }
+  return text;
+}
+
+const DatEvent* DatFile::next() {
+  Impl& impl = *impl_;
+  impl.current.reset();
+  std::vector<RecordPtr>& heads = impl.buffer.heads;
+  std::size_t next = heads.size();
+  for (std::size_t cpu = 0; cpu < heads.size(); ++cpu)
+    if (heads[cpu] && (next == heads.size() || heads[cpu]->ts < heads[next]->ts))
+      next = cpu;
+  if (next == heads.size())
+    return nullptr;
+  impl.current = std::move(heads[next]);
+  heads[next].reset(tracecmd_read_data(impl.buffer.input, static_cast<int>(next)));
+  const tep_record& record = *impl.current;
+  impl.event.event = RawEvent{record.cpu, record.ts, record.data,
+                              record.size > 0 ? static_cast<std::uint32_t>(record.size) : 0};
+  impl.event.missed = record.missed_events;
+  return &impl.event;
+}
+
+} // namespace allocwatch

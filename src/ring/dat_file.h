@@ -1,0 +1,83 @@
+// DatFile: one buffer of a trace-cmd trace.dat, read through libtracecmd,
+// its records pulled one at a time in timestamp order across CPUs.
+//
+//   auto file = DatFile::open(fd, "trace.dat", std::nullopt);  // Result
+//   while (const DatEvent* e = (*file)->next()) ...            // e lives until the next next()
+//
+// Which buffer: `buffer` names an instance (`trace-cmd record -B NAME`,
+// `trace-cmd extract -B NAME`); without it, the top-level buffer if it holds
+// records, else the one instance that does. Several instances with records
+// and no top-level ones is an error that names them, as is a name the file
+// lacks. A file with no records at all reads its (empty) top-level buffer.
+//
+// Everything is checked at open(), before a record is read: the file as
+// libtracecmd reads it (its magic, version, sections, compression, and that
+// every CPU's data lies inside the file), and that the buffer holds ring
+// buffer pages (a latency tracer's file holds text instead: libtracecmd's
+// readers would follow a null pointer on it). A page damaged inside gives
+// what libtracecmd makes of it: records the decoder then finds short or of
+// no known event, or the end of that CPU's data.
+//
+// libtracecmd and libtraceevent are told to print nothing: allocwatch says
+// what went wrong. Some of libtracecmd's findings are printf()s to stdout,
+// where the trace goes: open() sends them to /dev/null.
+#pragma once
+
+#include "ring/raw_event.h"
+#include "util/result.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct tep_handle;
+
+namespace allocwatch {
+
+// trace-cmd's magic: the first bytes of every trace.dat ("\027\010\104tracing").
+inline constexpr char kDatMagic[] = "\027\010\104tracing";
+inline constexpr std::size_t kDatMagicSize = sizeof(kDatMagic) - 1;
+
+struct DatEvent {
+  RawEvent event;
+  // Events the kernel lost on this CPU just before this record: 0 none; -1
+  // some, how many is not known.
+  long long missed = 0;
+};
+
+class DatFile {
+public:
+  // Reads `fd` from its start (a duplicate of it: the caller keeps `fd`).
+  // `name` is the file's name for messages (escaped here); `buffer` an
+  // instance to read. Errors name the file and say what is wrong.
+  static Result<std::unique_ptr<DatFile>> open(int fd, const std::string& name,
+                                               const std::optional<std::string>& buffer);
+  ~DatFile();
+  DatFile(const DatFile&) = delete;
+  DatFile& operator=(const DatFile&) = delete;
+
+  // The event formats, comms and symbols of the file, for an EventDecoder;
+  // lives as long as this DatFile.
+  tep_handle* tep() const;
+  // The buffer read: empty for the top level, else the instance's name.
+  const std::string& buffer() const { return buffer_; }
+  // What stderr says: which buffer is read, and the others that hold records.
+  std::string describe() const;
+
+  // The next record by timestamp (ties: the lower CPU first), or nullptr at
+  // the end. It and the bytes it points to live until the next call.
+  const DatEvent* next();
+
+private:
+  struct Impl;
+  DatFile(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others);
+  std::unique_ptr<Impl> impl_;
+  std::string buffer_;
+  std::vector<std::string> others_; // other buffers with records ("" = top level)
+};
+
+// Whether `head` (a file's first bytes) starts with trace-cmd's magic.
+bool is_dat_magic(std::string_view head);
+
+} // namespace allocwatch
