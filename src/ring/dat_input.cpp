@@ -1,4 +1,4 @@
-#include "ring/dat_file.h"
+#include "ring/dat_input.h"
 
 #include "ring/libtracecmd.h"
 #include "util/escape.h"
@@ -150,7 +150,7 @@ Status open_in_child(int fd, const std::string& file) {
 
 // Members go in reverse: the records before their buffer's handle, which
 // goes before the file's.
-struct DatFile::Impl {
+struct DatInput::Impl {
   Handle file;
   Buffer buffer;
   RecordPtr current;
@@ -161,8 +161,8 @@ bool is_dat_magic(std::string_view head) {
   return head.substr(0, kDatMagicSize) == std::string_view(kDatMagic, kDatMagicSize);
 }
 
-Result<std::unique_ptr<DatFile>> DatFile::open(int fd, const std::string& name,
-                                               const std::optional<std::string>& wanted) {
+Result<std::unique_ptr<DatInput>> DatInput::open(int fd, const std::string& name,
+                                                 const std::optional<std::string>& wanted) {
   const std::string file = escaped(name);
   tracecmd_set_loglevel(TEP_LOG_NONE);
   tep_set_loglevel(TEP_LOG_NONE);
@@ -251,19 +251,19 @@ Result<std::unique_ptr<DatFile>> DatFile::open(int fd, const std::string& name,
     }
   }
   impl->file = std::move(handle);
-  return std::unique_ptr<DatFile>(new DatFile(std::move(impl), chosen, std::move(others)));
+  return std::unique_ptr<DatInput>(new DatInput(std::move(impl), chosen, std::move(others)));
 }
 
-DatFile::DatFile(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others)
+DatInput::DatInput(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others)
     : impl_(std::move(impl)), buffer_(std::move(buffer)), others_(std::move(others)) {}
 
-DatFile::~DatFile() = default;
+DatInput::~DatInput() = default;
 
-tep_handle* DatFile::tep() const {
+tep_handle* DatInput::tep() const {
   return tracecmd_get_tep(impl_->file.get());
 }
 
-std::string DatFile::describe() const {
+std::string DatInput::describe() const {
   std::string text = "reading " + label(buffer_) + " of the trace.dat";
   if (!others_.empty()) {
     text += " (";
@@ -275,7 +275,7 @@ std::string DatFile::describe() const {
   return text;
 }
 
-const DatEvent* DatFile::next() {
+const DatEvent* DatInput::next() {
   Impl& impl = *impl_;
   impl.current.reset();
   std::vector<RecordPtr>& heads = impl.buffer.heads;

@@ -1,7 +1,7 @@
-// DatFile: one buffer of a trace-cmd trace.dat, read through libtracecmd,
+// DatInput: one buffer of a trace-cmd trace.dat, read through libtracecmd,
 // its records pulled one at a time in timestamp order across CPUs.
 //
-//   auto file = DatFile::open(fd, "trace.dat", std::nullopt);  // Result
+//   auto file = DatInput::open(fd, "trace.dat", std::nullopt);  // Result
 //   while (const DatEvent* e = (*file)->next()) ...            // e lives until the next next()
 //
 // Which buffer: `buffer` names an instance (`trace-cmd record -B NAME`,
@@ -46,19 +46,19 @@ struct DatEvent {
   long long missed = 0;
 };
 
-class DatFile {
+class DatInput {
 public:
   // Reads `fd` from its start (a duplicate of it: the caller keeps `fd`).
   // `name` is the file's name for messages (escaped here); `buffer` an
   // instance to read. Errors name the file and say what is wrong.
-  static Result<std::unique_ptr<DatFile>> open(int fd, const std::string& name,
-                                               const std::optional<std::string>& buffer);
-  ~DatFile();
-  DatFile(const DatFile&) = delete;
-  DatFile& operator=(const DatFile&) = delete;
+  static Result<std::unique_ptr<DatInput>> open(int fd, const std::string& name,
+                                                const std::optional<std::string>& buffer);
+  ~DatInput();
+  DatInput(const DatInput&) = delete;
+  DatInput& operator=(const DatInput&) = delete;
 
   // The event formats, comms and symbols of the file, for an EventDecoder;
-  // lives as long as this DatFile.
+  // lives as long as this DatInput.
   tep_handle* tep() const;
   // The buffer read: empty for the top level, else the instance's name.
   const std::string& buffer() const { return buffer_; }
@@ -71,7 +71,7 @@ public:
 
 private:
   struct Impl;
-  DatFile(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others);
+  DatInput(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others);
   std::unique_ptr<Impl> impl_;
   std::string buffer_;
   std::vector<std::string> others_; // other buffers with records ("" = top level)

@@ -1,4 +1,4 @@
-#include "ring/dat_file.h"
+#include "ring/dat_input.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 
@@ -58,7 +58,7 @@ struct Seen {
 
 // Every record of `file`: its CPU, time, pid and event name (from the
 // file's own formats); checks the order by time on the way.
-std::vector<Seen> read_all(DatFile& file, long long* missed = nullptr) {
+std::vector<Seen> read_all(DatInput& file, long long* missed = nullptr) {
   std::vector<Seen> seen;
   std::uint64_t last = 0;
   while (const DatEvent* e = file.next()) {
@@ -95,19 +95,19 @@ std::vector<Seen> read_text(const std::string& path) {
   return seen;
 }
 
-Result<std::unique_ptr<DatFile>> open_bytes(std::string_view bytes,
-                                            const std::optional<std::string>& buffer = {}) {
+Result<std::unique_ptr<DatInput>> open_bytes(std::string_view bytes,
+                                             const std::optional<std::string>& buffer = {}) {
   MemFile file(bytes);
-  return DatFile::open(file.fd(), "t.dat", buffer);
+  return DatInput::open(file.fd(), "t.dat", buffer);
 }
 
 } // namespace
 
-TEST_CASE("DatFile: an extracted instance gives the records its text printed, in order") {
+TEST_CASE("DatInput: an extracted instance gives the records its text printed, in order") {
   const std::string path = traces_dir() + "/events-6.18-memcg.dat";
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  auto file = DatFile::open(fd, path, std::nullopt);
+  auto file = DatInput::open(fd, path, std::nullopt);
   ::close(fd); // the file keeps its own descriptor
   REQUIRE_MESSAGE(file.ok(), file.error().message);
   // The top-level buffer is empty: the one instance with records is read.
@@ -132,7 +132,7 @@ TEST_CASE("DatFile: an extracted instance gives the records its text printed, in
   CHECK((*file)->next() == nullptr);
 }
 
-TEST_CASE("DatFile: --buffer names the instance; a name the file lacks is refused") {
+TEST_CASE("DatInput: --buffer names the instance; a name the file lacks is refused") {
   const std::string bytes = read_file(traces_dir() + "/events-6.18-memcg.dat");
   auto named = open_bytes(bytes, "allocwatch-test-dat-14473");
   REQUIRE(named.ok());
@@ -144,7 +144,7 @@ TEST_CASE("DatFile: --buffer names the instance; a name the file lacks is refuse
         "allocwatch-test-dat-14473");
 }
 
-TEST_CASE("DatFile: events lost to an overwritten buffer come with the record after them") {
+TEST_CASE("DatInput: events lost to an overwritten buffer come with the record after them") {
   // An instance of 8 KiB per CPU, overwritten: trace-cmd report says
   // "CPU:0 [2265 EVENTS DROPPED]" and "CPU:1 [1526 EVENTS DROPPED]".
   const std::string bytes = read_file(traces_dir() + "/events-6.18-memcg-lost.dat");
@@ -165,7 +165,7 @@ TEST_CASE("DatFile: events lost to an overwritten buffer come with the record af
 // writes an options section last): such a file opens and reads whole.
 // trace-cmd writes a section of options last: a cut within it leaves every
 // record, and such a file opens and reads whole.
-TEST_CASE("DatFile: a truncated file is refused at open, and libtracecmd prints nothing") {
+TEST_CASE("DatInput: a truncated file is refused at open, and libtracecmd prints nothing") {
   const std::string bytes = read_file(traces_dir() + "/events-6.18-memcg.dat");
   // stdout, where libtracecmd printf()s "File possibly truncated", to a
   // file (doctest prints nothing while every check passes).
@@ -190,13 +190,13 @@ TEST_CASE("DatFile: a truncated file is refused at open, and libtracecmd prints 
   CHECK(::lseek(out.fd(), 0, SEEK_END) == 0);
 }
 
-TEST_CASE("DatFile: what is not a trace.dat is refused with the file's name, escaped") {
+TEST_CASE("DatInput: what is not a trace.dat is refused with the file's name, escaped") {
   auto text = open_bytes("# tracer: nop\n");
   REQUIRE_FALSE(text.ok());
   CHECK(text.error().message.find("t.dat starts as a trace.dat but libtracecmd cannot read it") ==
         0);
   MemFile empty("");
-  auto named = DatFile::open(empty.fd(), "a\nb", std::nullopt);
+  auto named = DatInput::open(empty.fd(), "a\nb", std::nullopt);
   REQUIRE_FALSE(named.ok());
   CHECK(named.error().message.find("a\\nb ") == 0);
   CHECK(is_dat_magic(std::string("\027\010\104tracing6", 11)));
@@ -204,7 +204,7 @@ TEST_CASE("DatFile: what is not a trace.dat is refused with the file's name, esc
   CHECK_FALSE(is_dat_magic("# tracer: nop"));
 }
 
-TEST_CASE("DatFile: many opens leave no descriptor behind") {
+TEST_CASE("DatInput: many opens leave no descriptor behind") {
   const std::string bytes = read_file(traces_dir() + "/events-6.18-memcg.dat");
   const int before = ::dup(STDERR_FILENO);
   ::close(before);
@@ -233,7 +233,7 @@ std::string fuzz_file(const std::string& name) {
 }
 } // namespace
 
-TEST_CASE("DatFile: a version 6 file, uncompressed, reads as its version 7 original") {
+TEST_CASE("DatInput: a version 6 file, uncompressed, reads as its version 7 original") {
   auto v6 = open_bytes(fuzz_file("memcg-v6.dat"));
   auto v7 = open_bytes(fuzz_file("memcg-v7.dat"));
   REQUIRE(v6.ok());
@@ -249,7 +249,7 @@ TEST_CASE("DatFile: a version 6 file, uncompressed, reads as its version 7 origi
   }
 }
 
-TEST_CASE("DatFile: a buffer of latency text is refused, not read (libtracecmd would crash)") {
+TEST_CASE("DatInput: a buffer of latency text is refused, not read (libtracecmd would crash)") {
   // "flyrecord" forged into "latency" in the instance's buffer.
   auto instance = open_bytes(fuzz_file("latency-instance-v6.dat"));
   REQUIRE_FALSE(instance.ok());
@@ -264,7 +264,7 @@ TEST_CASE("DatFile: a buffer of latency text is refused, not read (libtracecmd w
 }
 
 TEST_CASE(
-    "DatFile: a version 6 file cut inside its CPU data is refused, stdout untouched, no crash") {
+    "DatInput: a version 6 file cut inside its CPU data is refused, stdout untouched, no crash") {
   const std::string bytes = fuzz_file("memcg-v6.dat");
   std::fflush(stdout);
   const int saved = ::dup(STDOUT_FILENO);
