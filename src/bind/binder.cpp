@@ -3,6 +3,7 @@
 #include "kernel/vocabulary.h"
 #include "profile/stalls.h"
 #include "trace/parser.h"
+#include "trace/record_text.h"
 
 #include <algorithm>
 
@@ -344,7 +345,8 @@ void Binder::on_event(const Record& record) {
   const EventRole& role = *found;
   if (role.work != allocwatch::EventRole::None &&
       is_background_comm(profile_.background, record.comm))
-    background_work_->add(record.pid, record.comm, role.work, record.fields, record.ts);
+    background_work_->add(record.pid, record.comm, role.work, text_of(record, record_text_).fields,
+                          record.ts);
   if (!role.claimable && role.begins.empty() && role.ends.empty())
     return; // no span's line: a task needs no state for it
   // Nearly full: release what every task can before the store must drop.
@@ -373,7 +375,8 @@ void Binder::hold(TaskState& task, const Record& record, EventId event) {
     store_.remove(task.held.oldest);
     ++stats_.held_over_cap;
   }
-  stats_.held_dropped += store_.push(task.held, record.ts, seq_, event, record.line, record.fields);
+  stats_.held_dropped +=
+      store_.push(task.held, record.ts, seq_, event, kept_bytes(record), record.fields);
 }
 
 void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) {
@@ -389,12 +392,13 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
   ShrinkerKey* shrinker = nullptr;
   std::string_view instance;
   if (pairs_[pair].spec->shrinker) {
+    const std::string_view fields = text_of(record, record_text_).fields;
     // The slot still has the key of the task's last begin of this pair.
-    shrinker = shrinker_keys_.find_after(begin.shrinker, record.fields);
+    shrinker = shrinker_keys_.find_after(begin.shrinker, fields);
     if (shrinker == nullptr) // no instance, or not a kernel's number of shrinkers
-      instance = parse_shrinker_id(record.fields).instance;
+      instance = parse_shrinker_id(fields).instance;
   }
-  if (task.open_begin(begin, record.ts, seq_, shrinker, instance, record.line))
+  if (task.open_begin(begin, record.ts, seq_, shrinker, instance, kept_bytes(record)))
     ++stats_.replaced_begins;
 }
 
@@ -423,14 +427,15 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
     return false;
   }
   if (active.spec->shrinker) {
+    const std::string_view fields = text_of(record, record_text_).fields;
     ShrinkerKey* const key = begin.shrinker;
-    if (key != nullptr && key->named_by(record.fields)) {
+    if (key != nullptr && key->named_by(fields)) {
       // The same prefix as the begin's: the same shrinker, parsed already.
       if (key->totals == nullptr)
         key->totals = &shrinkers_.totals(key->symbol, key->instance);
       key->totals->add(record.ts - begin.ts);
     } else {
-      const ShrinkerId id = parse_shrinker_id(record.fields);
+      const ShrinkerId id = parse_shrinker_id(fields);
       if (id.instance != begin.instance()) {
         // Another shrinker's end: its start was lost, or this one's end was.
         // Either way pairing them would invent a latency.
@@ -450,7 +455,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
 }
 
 void Binder::on_entry(const Record& record) {
-  task_for(record).open_entry(record.depth, record.ts, record.name, record.line);
+  task_for(record).open_entry(record.depth, record.ts, record.name, kept_bytes(record));
 }
 
 void Binder::on_leaf(const Record& record) {
@@ -520,16 +525,14 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
   // no sink parses it again. A function's opening line is its entry, with
   // none; a pair's is its begin, kept as text only: read once more here.
   lines_.clear();
-  tracepoints_.clear();
-  if (!opening.empty()) {
-    lines_.push_back(opening);
-    tracepoints_.push_back(opening_seq != 0 ? tracepoint_of(parse_line(opening)) : Tracepoint{});
-  }
+  if (!opening.empty())
+    lines_.add_opening(opening, opening_seq != 0);
   in_span_.clear();
   if (task != nullptr) {
     drop_held_before(*task, cutoff());
     // A task's lines are in time order: only the newest can lie in the span.
-    const Nanos from = start - kMicro;
+    // Text timestamps are whole µs; the ring buffer's are exact.
+    const Nanos from = start - (closing.formatter == nullptr ? kMicro : 0);
     for (HeldRef ref = task->held.newest; ref != kNoLine && store_.ts(ref) >= from;
          ref = store_.older(ref))
       in_span_.push_back(ref);
@@ -541,19 +544,18 @@ void Binder::emit(const Record& closing, std::string_view span, std::string_view
       } else if (store_.ts(ref) <= end && claims != nullptr &&
                  claims->contains(store_.event(ref))) {
         in_span_[claimed++] = ref;
-        lines_.push_back(store_.line(ref));
-        tracepoints_.push_back(
-            {event_names_[store_.event(ref)], store_.fields(ref), store_.ts(ref)});
+        lines_.add(store_.line(ref),
+                   {event_names_[store_.event(ref)], store_.fields(ref), store_.ts(ref)});
         task->note_emitted(store_.seq(ref));
       }
     }
     in_span_.resize(claimed);
   }
-  lines_.push_back(closing.line);
-  tracepoints_.push_back(tracepoint_of(closing));
+  lines_.add(kept_bytes(closing), tracepoint_of(closing));
+  lines_.print(closing.formatter);
   const bool background = is_background_comm(profile_.background, closing.comm);
-  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end, lines_,
-                          tracepoints_});
+  sink_.incident(Incident{span, kind, background, closing.pid, closing.comm, start, end,
+                          lines_.lines(), lines_.tracepoints()});
   for (HeldRef ref : in_span_)
     store_.remove(ref);
 }

@@ -8,6 +8,7 @@
 #include "bind/background_work.h"
 #include "bind/event_table.h"
 #include "bind/incident.h"
+#include "bind/incident_lines.h"
 #include "bind/run_stats.h"
 #include "bind/shrinker_keys.h"
 #include "bind/shrinker_stats.h"
@@ -164,10 +165,10 @@ private:
   TaskTable tasks_;
   std::vector<std::unique_ptr<TaskState>> spare_tasks_; // idle, reused to spare allocations
   std::uint64_t cached_key_ = 0;
-  TaskState* cached_task_ = nullptr;    // consecutive lines are mostly of one task
-  std::vector<std::string_view> lines_; // an incident's lines, reused
-  std::vector<Tracepoint> tracepoints_; // and their tracepoints
-  std::vector<HeldRef> in_span_;        // held lines an incident looks at, reused
+  TaskState* cached_task_ = nullptr; // consecutive lines are mostly of one task
+  std::string record_text_;          // a binary record's text, when the binder reads it
+  IncidentLines lines_;              // an incident's lines, reused
+  std::vector<HeldRef> in_span_;     // held lines an incident looks at, reused
 };
 
 } // namespace allocwatch

@@ -146,6 +146,9 @@ public:
   }
   // The trace format of the next lines.
   void set_format(TraceFormat format) { format_ = format; }
+  // From now on, records come as the ring buffer's do: a blob (here, the
+  // line itself) that `formatter` prints on demand; no line, no fields.
+  void set_formatter(const RecordFormatter* formatter) { formatter_ = formatter; }
   // The comm printed on the next lines (graph traces cut it, "<...>" when unknown).
   void set_comm(std::string comm) { comm_ = std::move(comm); }
 
@@ -200,6 +203,12 @@ private:
     const std::size_t comm_at = line.find(") ");
     if (comm_at != std::string::npos && record.pid >= 0)
       record.comm = all.substr(comm_at + 2, comm_.size());
+    if (formatter_ != nullptr && record.kind != LineKind::Lost) {
+      record.blob = record.line;
+      record.formatter = formatter_;
+      record.line = {};
+      record.fields = {};
+    }
     binder.feed(record);
     buffer_.assign(buffer_.size(), '#');
     return line;
@@ -208,6 +217,27 @@ private:
   TraceFormat format_;
   std::string buffer_;
   std::string comm_ = "dd";
+  const RecordFormatter* formatter_ = nullptr;
+};
+
+// Prints a blob as the line it holds, its fields those of the "/* name:
+// fields */" body, and counts what it printed.
+class CountingFormatter final : public RecordFormatter {
+public:
+  mutable std::vector<std::string> printed;
+  void format(std::string_view blob, std::string& out, std::size_t& fields_at,
+              std::size_t& fields_size) const override {
+    printed.emplace_back(blob);
+    fields_at = 0;
+    fields_size = 0;
+    const std::size_t name = blob.find("/* ");
+    const std::size_t colon = blob.find(": ", name);
+    if (name != std::string_view::npos && colon != std::string_view::npos) {
+      fields_at = out.size() + colon + 2;
+      fields_size = blob.size() - 3 - (colon + 2);
+    }
+    out.append(blob);
+  }
 };
 
 const Who task1{1};
@@ -1227,4 +1257,57 @@ TEST_CASE("a slow trace (a watch on a quiet machine) forgets idle tasks by its o
   // What two windows of trace time saw, at most.
   CHECK(most_tasks <= 2 * 10 + 1);
   CHECK(t.sink.incidents.empty());
+}
+
+TEST_CASE("ring buffer records: the same incidents, lines printed only when they print") {
+  CountingFormatter formatter;
+  Trace text(100 * us, Mode::Events);
+  Trace raw(100 * us, Mode::Events);
+  raw.set_formatter(&formatter);
+  for (Trace* t : {&text, &raw}) {
+    t->event(task1, 1000 * us, "mm_vmscan_direct_reclaim_begin");
+    t->event(task1, 1050 * us, "mm_vmscan_lru_shrink_inactive");
+    t->event(task1, 1099 * us, "mm_vmscan_direct_reclaim_end"); // under the threshold
+    t->event(task1, 2000 * us, "mm_vmscan_direct_reclaim_begin");
+    t->event(task1, 2100 * us, "mm_vmscan_lru_shrink_inactive", "nr_scanned=32 nr_reclaimed=7");
+    t->event(task2, 2101 * us, "mm_vmscan_lru_shrink_inactive");
+    t->event(task1, 2300 * us, "mm_vmscan_direct_reclaim_end");
+  }
+  REQUIRE(raw.sink.incidents.size() == 1);
+  CHECK(raw.only_incident() == text.only_incident());
+  CHECK(raw.incident(0).start == text.incident(0).start);
+  // Only the three lines of the slow pair were printed; the fast pair's
+  // and task 2's never were.
+  CHECK(formatter.printed == raw.only_incident());
+}
+
+TEST_CASE("ring buffer records: exact times, no 1 us slack") {
+  CountingFormatter formatter;
+  Trace text(100 * us, Mode::Graph);
+  Trace raw(100 * us, Mode::Graph);
+  raw.set_formatter(&formatter);
+  for (Trace* t : {&text, &raw}) {
+    t->event(task1, 1000 * us - 1, "mm_vmscan_lru_shrink_inactive"); // 1 ns before the call
+    t->event(task1, 1000 * us, "mm_vmscan_lru_shrink_inactive");
+    t->ret(task1, 1200 * us, 200 * us, "try_to_free_pages");
+  }
+  CHECK(text.only_incident().size() == 3); // whole µs: the slack claims it
+  CHECK(raw.only_incident().size() == 2);
+}
+
+TEST_CASE("ring buffer records: a shrinker pair reads its fields from the printed text") {
+  CountingFormatter formatter;
+  Trace t(100 * us, Mode::Events);
+  t.set_formatter(&formatter);
+  t.event(task1, 1000 * us, "mm_shrink_slab_start",
+          "super_cache_scan+0x0 0xffff888102b24780: nid: 0");
+  t.event(task1, 1050 * us, "mm_shrink_slab_end",
+          "super_cache_scan+0x0 0xffff888102b24780: nid: 0");
+  CHECK(t.sink.incidents.empty());
+  CHECK(t.stats.unmatched_ends == 0);
+  const std::vector<ShrinkerSummary> summary = t.shrinkers.summary();
+  REQUIRE(summary.size() == 1);
+  CHECK(summary[0].symbol == "super_cache_scan");
+  REQUIRE(summary[0].instances.size() == 1);
+  CHECK(summary[0].instances[0].name == "0xffff888102b24780");
 }

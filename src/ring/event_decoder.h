@@ -38,11 +38,16 @@ struct tep_handle;
 
 namespace allocwatch {
 
+// How a tracepoint prints: in the nop tracer's columns, or (function_graph
+// is the tracer) as a comment in function_graph's. A graph trace's
+// tracepoints are Records of format Graph, as the text parser gives them.
+enum class LineStyle : unsigned char { Events, Graph };
+
 class EventDecoder final : public RecordFormatter {
 public:
   // `tep` has the formats of every event that the records can hold, and
   // must outlive the decoder.
-  explicit EventDecoder(tep_handle* tep);
+  explicit EventDecoder(tep_handle* tep, LineStyle style = LineStyle::Events);
   ~EventDecoder() override;
   EventDecoder(const EventDecoder&) = delete;
   EventDecoder& operator=(const EventDecoder&) = delete;

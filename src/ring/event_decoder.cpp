@@ -1,0 +1,411 @@
+#include "ring/event_decoder.h"
+
+#include "kernel/vocabulary.h"
+
+#include <algorithm>
+#include <cstring>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+#include <unordered_map>
+#include <vector>
+
+namespace allocwatch {
+namespace {
+
+// What a blob holds before the event's payload.
+struct BlobHeader {
+  std::uint64_t ts;
+  std::int32_t cpu;
+  std::uint32_t size;
+};
+
+// A payload is at most a sub-buffer page; anything larger is not an event.
+constexpr std::uint32_t kMaxPayload = 1u << 20;
+// A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
+// its payload: libtraceevent follows them unchecked, so payloads are
+// formatted from a copy padded with this many zero bytes past its end.
+constexpr std::size_t kDynamicReach = std::size_t{1} << 17;
+
+enum class Shape : std::uint8_t { Event, GraphEntry, GraphExit };
+
+struct EventInfo {
+  tep_event* event = nullptr; // null: no format for the id
+  Shape shape = Shape::Event;
+  std::uint32_t min_size = 0; // the end of its last fixed-size field
+  tep_format_field* pid = nullptr;
+  tep_format_field* func = nullptr;
+  tep_format_field* depth = nullptr;
+  tep_format_field* calltime = nullptr;
+  tep_format_field* rettime = nullptr;
+};
+
+void put_uint(std::string& s, std::uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0)
+    s.push_back(digits[--n]);
+}
+
+void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
+  std::string digits;
+  put_uint(digits, v);
+  if (digits.size() < width)
+    s.append(width - digits.size(), pad);
+  s.append(digits);
+}
+
+// "%5lu.%06lu": seconds and microseconds, as the kernel prints its clock.
+// kernel/trace/trace_output.c prints an event's time with ns2usecs(), which
+// rounds to the nearest µs; trace_functions_graph.c's print_graph_abs_time()
+// cuts the ns off.
+enum class Micros : unsigned char { Rounded, Cut };
+void put_abstime(std::string& s, std::uint64_t ts, Micros micros) {
+  const std::uint64_t us = (micros == Micros::Rounded ? ts + 500 : ts) / 1000;
+  put_uint_width(s, us / 1'000'000, 5, ' ');
+  s.push_back('.');
+  put_uint_width(s, us % 1'000'000, 6, '0');
+}
+
+// kernel/trace/trace_functions_graph.c, print_graph_duration(): the overhead
+// mark, then the duration in µs with at most 7 digits before the unit.
+char duration_mark(std::uint64_t d) {
+  if (d > 1'000'000'000)
+    return '$';
+  if (d > 100'000'000)
+    return '@';
+  if (d > 10'000'000)
+    return '*';
+  if (d > 1'000'000)
+    return '#';
+  if (d > 100'000)
+    return '!';
+  if (d > 10'000)
+    return '+';
+  return ' ';
+}
+
+void put_graph_duration(std::string& s, std::uint64_t d) {
+  s.push_back(duration_mark(d));
+  s.push_back(' ');
+  const std::size_t begin = s.size();
+  put_uint(s, d / 1000);
+  const std::size_t len = s.size() - begin;
+  if (len < 7) {
+    std::string nsecs;
+    put_uint_width(nsecs, d % 1000, 3, '0');
+    s.push_back('.');
+    s.append(nsecs, 0, std::min<std::size_t>(3, 7 - len));
+  }
+  const std::size_t width = s.size() - begin;
+  s.append(" us ");
+  if (width < 8)
+    s.append(8 - width, ' ');
+}
+
+// print_graph_proc(): "comm-pid" centred in 14 columns, comm cut to 7 bytes.
+void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid) {
+  comm = comm.substr(0, kGraphCommBytes);
+  std::string pid_text;
+  if (pid < 0) {
+    pid_text.push_back('-');
+    put_uint(pid_text, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
+  } else {
+    put_uint(pid_text, static_cast<std::uint64_t>(pid));
+  }
+  const std::size_t len = comm.size() + pid_text.size() + 1;
+  const std::size_t spaces = len < 14 ? 14 - len : 0;
+  s.append(spaces / 2, ' ');
+  s.append(comm);
+  s.push_back('-');
+  s.append(pid_text);
+  s.append(spaces - spaces / 2, ' ');
+}
+
+void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::string_view comm,
+                      std::int32_t pid) {
+  put_abstime(s, ts, Micros::Cut);
+  s.append(" |   ");
+  put_uint(s, static_cast<std::uint64_t>(cpu));
+  s.append(") ");
+  put_graph_proc(s, comm, pid);
+  s.append(" | ");
+}
+
+// The nop tracer's "%16s-%-7d [%03d] ": comm right-aligned, pid left-aligned.
+void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu) {
+  if (comm.size() < 16)
+    s.append(16 - comm.size(), ' ');
+  s.append(comm);
+  s.push_back('-');
+  const std::size_t begin = s.size();
+  if (pid < 0) {
+    s.push_back('-');
+    put_uint(s, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
+  } else {
+    put_uint(s, static_cast<std::uint64_t>(pid));
+  }
+  if (s.size() - begin < 7)
+    s.append(7 - (s.size() - begin), ' ');
+  s.append(" [");
+  put_uint_width(s, static_cast<std::uint64_t>(cpu < 0 ? 0 : cpu), 3, '0');
+  s.append("] ");
+}
+
+} // namespace
+
+struct EventDecoder::Impl {
+  tep_handle* tep;
+  LineStyle style;
+  std::vector<EventInfo> infos;                             // by event id, filled on first sight
+  std::vector<bool> known;                                  // whether infos[id] was looked up
+  std::unordered_map<std::uint64_t, std::string> functions; // address -> symbol
+  Record record;
+  std::string blob; // the record's blob
+  std::string comm; // the record's comm
+  std::string name; // a function with no symbol: its address
+  std::string lost_line;
+  // For format(): the payload copy and the libtraceevent output.
+  mutable std::vector<char> padded = std::vector<char>(kMaxPayload + kDynamicReach, 0);
+  mutable trace_seq seq;
+
+  Impl(tep_handle* t, LineStyle s) : tep(t), style(s) { trace_seq_init(&seq); }
+  ~Impl() { trace_seq_destroy(&seq); }
+
+  const EventInfo& info(int id);
+  std::string_view function_name(std::uint64_t address);
+  std::uint64_t number(tep_format_field* field, const void* data) const {
+    unsigned long long value = 0;
+    if (field == nullptr || tep_read_number_field(field, data, &value) != 0)
+      return 0;
+    return value;
+  }
+};
+
+const EventInfo& EventDecoder::Impl::info(int id) {
+  const auto slot = static_cast<std::size_t>(id);
+  if (slot >= infos.size()) {
+    infos.resize(slot + 1);
+    known.resize(slot + 1);
+  }
+  if (known[slot])
+    return infos[slot];
+  known[slot] = true;
+  EventInfo& info = infos[slot];
+  info.event = tep_find_event(tep, id);
+  if (info.event == nullptr)
+    return info;
+  for (tep_format_field* field = info.event->format.common_fields; field != nullptr;
+       field = field->next)
+    if ((field->flags & TEP_FIELD_IS_DYNAMIC) == 0)
+      info.min_size = std::max<std::uint32_t>(info.min_size, field->offset + field->size);
+  for (tep_format_field* field = info.event->format.fields; field != nullptr; field = field->next)
+    if ((field->flags & TEP_FIELD_IS_DYNAMIC) == 0)
+      info.min_size = std::max<std::uint32_t>(info.min_size, field->offset + field->size);
+  info.pid = tep_find_common_field(info.event, "common_pid");
+  const std::string_view system = info.event->system != nullptr ? info.event->system : "";
+  const std::string_view name = info.event->name != nullptr ? info.event->name : "";
+  if (system == "ftrace" && (name == "funcgraph_entry" || name == "funcgraph_exit")) {
+    info.func = tep_find_field(info.event, "func");
+    info.depth = tep_find_field(info.event, "depth");
+    if (name == "funcgraph_entry") {
+      info.shape = Shape::GraphEntry;
+    } else {
+      info.calltime = tep_find_field(info.event, "calltime");
+      info.rettime = tep_find_field(info.event, "rettime");
+      info.shape = Shape::GraphExit;
+      if (info.calltime == nullptr || info.rettime == nullptr)
+        info.event = nullptr; // not a layout this decoder can time
+    }
+    if (info.func == nullptr)
+      info.event = nullptr;
+  }
+  return info;
+}
+
+std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
+  auto found = functions.find(address);
+  if (found == functions.end()) {
+    const char* symbol = tep_find_function(tep, address);
+    std::string text;
+    if (symbol != nullptr) {
+      text = symbol;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      text = "0x";
+      std::string digits;
+      do {
+        digits.push_back(kHex[address & 15]);
+        address >>= 4;
+      } while (address != 0);
+      text.append(digits.rbegin(), digits.rend());
+    }
+    found = functions.emplace(address, std::move(text)).first;
+  }
+  return found->second;
+}
+
+EventDecoder::EventDecoder(tep_handle* tep, LineStyle style)
+    : impl_(std::make_unique<Impl>(tep, style)) {}
+EventDecoder::~EventDecoder() = default;
+
+const Record& EventDecoder::decode(const RawEvent& event) {
+  Impl& d = *impl_;
+  d.record = Record{};
+  Record& r = d.record;
+  r.cpu = event.cpu;
+  if (event.data == nullptr || event.size < 2 || event.size > kMaxPayload)
+    return r; // Malformed
+  std::uint16_t type = 0;
+  std::memcpy(&type, event.data, sizeof type);
+  const EventInfo& info = d.info(type);
+  if (info.event == nullptr || event.size < info.min_size)
+    return r;
+  const auto pid = static_cast<std::int32_t>(d.number(info.pid, event.data));
+  r.pid = pid;
+  const char* comm = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
+  d.comm.assign(comm != nullptr ? comm : "<...>");
+  r.comm = d.comm;
+  r.ts = static_cast<Nanos>(event.ts);
+  switch (info.shape) {
+  case Shape::Event:
+    r.kind = LineKind::Event;
+    r.format = d.style == LineStyle::Graph ? TraceFormat::Graph : TraceFormat::Events;
+    r.name = info.event->name;
+    break;
+  case Shape::GraphEntry:
+    r.kind = LineKind::GraphEntry;
+    r.format = TraceFormat::Graph;
+    r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
+    r.name = d.function_name(d.number(info.func, event.data));
+    break;
+  case Shape::GraphExit: {
+    const std::uint64_t calltime = d.number(info.calltime, event.data);
+    const std::uint64_t rettime = d.number(info.rettime, event.data);
+    if (rettime < calltime)
+      return r = Record{}; // Malformed
+    r.kind = LineKind::GraphReturn;
+    r.format = TraceFormat::Graph;
+    r.ts = static_cast<Nanos>(rettime);
+    r.duration = static_cast<Nanos>(rettime - calltime);
+    r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
+    r.name = d.function_name(d.number(info.func, event.data));
+    break;
+  }
+  }
+  const BlobHeader header{event.ts, event.cpu, event.size};
+  d.blob.resize(sizeof header + event.size);
+  std::memcpy(d.blob.data(), &header, sizeof header);
+  std::memcpy(d.blob.data() + sizeof header, event.data, event.size);
+  r.blob = d.blob;
+  r.formatter = this;
+  return r;
+}
+
+const Record& EventDecoder::lost(int cpu, long long count) {
+  Impl& d = *impl_;
+  d.lost_line = "CPU:";
+  put_uint(d.lost_line, static_cast<std::uint64_t>(std::max(cpu, 0)));
+  if (count < 0) {
+    d.lost_line.append(" [LOST EVENTS]");
+  } else {
+    d.lost_line.append(" [LOST ");
+    put_uint(d.lost_line, static_cast<std::uint64_t>(count));
+    d.lost_line.append(" EVENTS]");
+  }
+  d.record = Record{};
+  d.record.kind = LineKind::Lost;
+  d.record.line = d.lost_line;
+  d.record.cpu = cpu;
+  d.record.lost = count < 0 ? 0 : static_cast<std::uint64_t>(count);
+  return d.record;
+}
+
+void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,
+                          std::size_t& fields_size) const {
+  Impl& d = *impl_;
+  fields_at = 0;
+  fields_size = 0;
+  BlobHeader header{};
+  if (blob.size() < sizeof header) {
+    out.append("[allocwatch: a record too short to print]");
+    return;
+  }
+  std::memcpy(&header, blob.data(), sizeof header);
+  const std::size_t size = std::min<std::size_t>(blob.size() - sizeof header, kMaxPayload);
+  char* const padded = d.padded.data();
+  std::memcpy(padded, blob.data() + sizeof header, size);
+  // The record as libtraceevent reads it, over the zero-padded copy.
+  tep_record record{};
+  record.ts = header.ts;
+  record.cpu = header.cpu;
+  record.size = static_cast<int>(size);
+  record.record_size = static_cast<int>(size);
+  record.data = padded;
+  std::uint16_t type = 0;
+  std::memcpy(&type, padded, sizeof type);
+  const EventInfo* info = type < d.infos.size() && d.known[type] ? &d.infos[type] : nullptr;
+  if (info == nullptr || info->event == nullptr) {
+    out.append("[allocwatch: a record of no known event]");
+    std::memset(padded, 0, size);
+    return;
+  }
+  const auto pid = static_cast<std::int32_t>(d.number(info->pid, padded));
+  const char* comm_c = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
+  const std::string_view comm = comm_c != nullptr ? comm_c : "<...>";
+  switch (info->shape) {
+  case Shape::GraphExit: {
+    const std::uint64_t calltime = d.number(info->calltime, padded);
+    const std::uint64_t rettime = d.number(info->rettime, padded);
+    put_graph_prefix(out, rettime, header.cpu, comm, pid);
+    put_graph_duration(out, rettime >= calltime ? rettime - calltime : 0);
+    out.append("|  ");
+    out.append(static_cast<std::size_t>(d.number(info->depth, padded) & 0xffff) * 2, ' ');
+    out.append("} /* ");
+    out.append(d.function_name(d.number(info->func, padded)));
+    out.append(" */");
+    break;
+  }
+  case Shape::GraphEntry:
+    put_graph_prefix(out, header.ts, header.cpu, comm, pid);
+    out.append("              |  ");
+    out.append(static_cast<std::size_t>(d.number(info->depth, padded) & 0xffff) * 2, ' ');
+    out.append(d.function_name(d.number(info->func, padded)));
+    out.append("() {");
+    break;
+  case Shape::Event: {
+    if (d.style == LineStyle::Graph) {
+      put_graph_prefix(out, header.ts, header.cpu, comm, pid);
+      out.append("              |  /* ");
+    } else {
+      put_event_prefix(out, comm, pid, header.cpu);
+      trace_seq_reset(&d.seq);
+      tep_print_event(d.tep, &d.seq, &record, "%s", TEP_PRINT_LATENCY);
+      trace_seq_terminate(&d.seq);
+      out.append(d.seq.buffer, d.seq.len);
+      out.push_back(' ');
+      put_abstime(out, header.ts, Micros::Rounded);
+      out.append(": ");
+    }
+    out.append(info->event->name);
+    out.append(": ");
+    trace_seq_reset(&d.seq);
+    tep_print_event(d.tep, &d.seq, &record, "%s", TEP_PRINT_INFO);
+    trace_seq_terminate(&d.seq);
+    fields_at = out.size();
+    // One line: a field that prints a newline would end it early.
+    for (unsigned i = 0; i < d.seq.len; ++i)
+      out.push_back(d.seq.buffer[i] == '\n' ? ' ' : d.seq.buffer[i]);
+    fields_size = out.size() - fields_at;
+    if (d.style == LineStyle::Graph)
+      out.append(" */");
+    break;
+  }
+  }
+  std::memset(padded, 0, size);
+}
+
+} // namespace allocwatch

@@ -1,0 +1,233 @@
+#include "ring/event_decoder.h"
+#include "trace/parser.h"
+#include "trace/record_text.h"
+
+#include <cstring>
+#include <doctest/doctest.h>
+#include <memory>
+#include <string>
+#include <traceevent/event-parse.h>
+#include <vector>
+
+using namespace allocwatch;
+
+namespace {
+
+// Formats as the kernels print them in events/*/format; the common fields
+// are the same in every kernel allocwatch reads.
+constexpr const char* kCommon =
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
+std::string format(const char* name, int id, const std::string& fields, const char* print) {
+  return std::string("name: ") + name + "\nID: " + std::to_string(id) + "\nformat:\n" + kCommon +
+         fields + "\nprint fmt: " + print + "\n";
+}
+
+// 6.1 to 6.18: func, depth, overrun, calltime, rettime.
+const std::string kExit61 =
+    format("funcgraph_exit", 10,
+           "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+           "\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+           "\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+           "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+           "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n",
+           "\"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, REC->depth, "
+           "REC->calltime, REC->rettime, REC->depth");
+// 5.10: an 8-byte overrun before calltime, depth last.
+const std::string kExit510 =
+    format("funcgraph_exit", 10,
+           "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+           "\tfield:unsigned long overrun;\toffset:16;\tsize:8;\tsigned:0;\n"
+           "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+           "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n"
+           "\tfield:int depth;\toffset:40;\tsize:4;\tsigned:1;\n",
+           "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", (void *)REC->func, REC->depth, "
+           "REC->calltime, REC->rettime, REC->depth");
+const std::string kEntry = format("funcgraph_entry", 11,
+                                  "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+                                  "\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n",
+                                  "\"--> %ps (%u)\", (void *)REC->func, REC->depth");
+const std::string kDirectBegin =
+    format("mm_vmscan_direct_reclaim_begin", 637,
+           "\tfield:int order;\toffset:8;\tsize:4;\tsigned:1;\n"
+           "\tfield:unsigned long gfp_flags;\toffset:16;\tsize:8;\tsigned:0;\n",
+           "\"order=%d gfp_flags=%s\", REC->order, (REC->gfp_flags) ? "
+           "__print_flags(REC->gfp_flags, \"|\", {0xcc0, \"GFP_KERNEL\"}, {0x40000, "
+           "\"__GFP_COMP\"}) : \"none\"");
+
+constexpr unsigned long long kShrinkNode = 0xffffffff81234560ULL;
+
+struct Tep {
+  tep_handle* tep = tep_alloc();
+  explicit Tep(const std::string& exit_format) {
+    tep_set_long_size(tep, 8);
+    tep_set_page_size(tep, 4096);
+    for (const std::string* f : {&exit_format, &kEntry})
+      REQUIRE(tep_parse_event(tep, f->data(), f->size(), "ftrace") == 0);
+    REQUIRE(tep_parse_event(tep, kDirectBegin.data(), kDirectBegin.size(), "vmscan") == 0);
+    char name[] = "shrink_node";
+    REQUIRE(tep_register_function(tep, name, kShrinkNode, nullptr) == 0);
+    REQUIRE(tep_register_comm(tep, "kswapd0", 44) == 0);
+    REQUIRE(tep_register_comm(tep, "stress-ng-memcg", 2143) == 0);
+  }
+  ~Tep() { tep_free(tep); }
+};
+
+// A payload: the common fields, then the values at their offsets.
+struct Payload {
+  std::vector<unsigned char> bytes;
+  Payload(std::uint16_t type, std::int32_t pid, std::size_t size) : bytes(size, 0) {
+    put(0, type);
+    put(4, pid);
+  }
+  template <class T> Payload& put(std::size_t at, T value) {
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return *this;
+  }
+  RawEvent event(int cpu, std::uint64_t ts) const {
+    return {cpu, ts, bytes.data(), static_cast<std::uint32_t>(bytes.size())};
+  }
+};
+
+std::string printed(const Record& record) {
+  std::string scratch;
+  return std::string(text_of(record, scratch).line);
+}
+
+} // namespace
+
+TEST_CASE("a funcgraph_exit is a return timed by calltime and rettime, exact in ns") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep, LineStyle::Graph);
+  Payload exit(10, 44, 40);
+  exit.put<std::uint64_t>(8, kShrinkNode)
+      .put<std::uint32_t>(16, 1)
+      .put<std::uint64_t>(24, 16'180'496'123ULL)
+      .put<std::uint64_t>(32, 16'180'927'500ULL);
+  const Record& r = decoder.decode(exit.event(1, 16'180'927'777ULL));
+  CHECK(r.kind == LineKind::GraphReturn);
+  CHECK(r.format == TraceFormat::Graph);
+  CHECK(r.name == "shrink_node");
+  CHECK(r.pid == 44);
+  CHECK(r.cpu == 1);
+  CHECK(r.comm == "kswapd0");
+  CHECK(r.ts == 16'180'927'500); // rettime, not the record's stamp
+  CHECK(r.duration == 431'377);
+  CHECK(r.depth == 1);
+  CHECK(r.line.empty()); // made only when asked
+  // The kernel's columns: abstime cut to µs, cpu, comm-pid centred, the
+  // duration with its mark, the body indented by depth.
+  const std::string line = printed(r);
+  CHECK(line == "   16.180927 |   1)   kswapd0-44   | ! 431.377 us  |    } /* shrink_node */");
+  const Record parsed = parse_line(line);
+  CHECK(parsed.kind == LineKind::GraphReturn);
+  CHECK(parsed.name == "shrink_node");
+  CHECK(parsed.duration == 431'377);
+  CHECK(parsed.pid == 44);
+}
+
+TEST_CASE("5.10's layout is read by field name: an 8-byte overrun before calltime") {
+  Tep t(kExit510);
+  EventDecoder decoder(t.tep, LineStyle::Graph);
+  Payload exit(10, 44, 48);
+  exit.put<std::uint64_t>(8, kShrinkNode)
+      .put<std::uint64_t>(16, 7)
+      .put<std::uint64_t>(24, 2'000'000'000ULL)
+      .put<std::uint64_t>(32, 2'012'345'678ULL)
+      .put<std::int32_t>(40, 0);
+  const Record& r = decoder.decode(exit.event(0, 2'012'346'000ULL));
+  CHECK(r.kind == LineKind::GraphReturn);
+  CHECK(r.duration == 12'345'678);
+  CHECK(r.depth == 0);
+  CHECK(printed(r) == "    2.012345 |   0)   kswapd0-44   | * 12345.67 us |  } /* shrink_node */");
+}
+
+TEST_CASE("an event prints as the nop tracer's line, its fields by libtraceevent") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep);
+  Payload begin(637, 2143, 24);
+  begin.put<std::int32_t>(8, 3).put<std::uint64_t>(16, 0xcc0 | 0x40000);
+  // 224.5935745 s: the kernel rounds an event's time to the nearest µs.
+  const Record& r = decoder.decode(begin.event(0, 224'593'574'500ULL));
+  CHECK(r.kind == LineKind::Event);
+  CHECK(r.format == TraceFormat::Events);
+  CHECK(r.name == "mm_vmscan_direct_reclaim_begin");
+  CHECK(r.ts == 224'593'574'500);
+  CHECK(r.comm == "stress-ng-memcg");
+  std::string scratch;
+  const RecordText text = text_of(r, scratch);
+  CHECK(text.line == " stress-ng-memcg-2143    [000] .....   224.593575: "
+                     "mm_vmscan_direct_reclaim_begin: order=3 gfp_flags=GFP_KERNEL|__GFP_COMP");
+  CHECK(text.fields == "order=3 gfp_flags=GFP_KERNEL|__GFP_COMP");
+  const Record parsed = parse_line(text.line);
+  CHECK(parsed.kind == LineKind::Event);
+  CHECK(parsed.pid == 2143);
+  CHECK(parsed.fields == text.fields);
+}
+
+TEST_CASE("in a graph trace an event prints as function_graph's comment") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep, LineStyle::Graph);
+  Payload begin(637, 44, 24);
+  begin.put<std::int32_t>(8, 0).put<std::uint64_t>(16, 0xcc0);
+  const Record& r = decoder.decode(begin.event(1, 16'180'496'000ULL));
+  CHECK(r.format == TraceFormat::Graph);
+  const std::string line = printed(r);
+  CHECK(line == "   16.180496 |   1)   kswapd0-44   |               |  /* "
+                "mm_vmscan_direct_reclaim_begin: order=0 gfp_flags=GFP_KERNEL */");
+  const Record parsed = parse_line(line);
+  CHECK(parsed.kind == LineKind::Event);
+  CHECK(parsed.name == "mm_vmscan_direct_reclaim_begin");
+  CHECK(parsed.fields == "order=0 gfp_flags=GFP_KERNEL");
+}
+
+TEST_CASE("an unknown pid's comm is <...>; an unknown address prints as hex") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep, LineStyle::Graph);
+  Payload entry(11, 999, 24);
+  entry.put<std::uint64_t>(8, 0xffffffff8100abcdULL).put<std::uint32_t>(16, 2);
+  const Record& r = decoder.decode(entry.event(0, 5'000'000'000ULL));
+  CHECK(r.kind == LineKind::GraphEntry);
+  CHECK(r.comm == "<...>");
+  CHECK(r.name == "0xffffffff8100abcd");
+  CHECK(printed(r) ==
+        "    5.000000 |   0)   <...>-999    |               |      0xffffffff8100abcd() {");
+}
+
+TEST_CASE("hostile records are Malformed, never read past their size") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep, LineStyle::Graph);
+  Payload exit(10, 44, 40);
+  exit.put<std::uint64_t>(24, 10).put<std::uint64_t>(32, 20);
+  for (std::uint32_t size : {0u, 1u, 8u, 39u}) {
+    RawEvent event = exit.event(0, 1);
+    event.size = size;
+    CHECK(decoder.decode(event).kind == LineKind::Malformed);
+  }
+  Payload unknown(4242, 1, 64);
+  CHECK(decoder.decode(unknown.event(0, 1)).kind == LineKind::Malformed);
+  // A return before its call is not a span.
+  exit.put<std::uint64_t>(24, 30);
+  CHECK(decoder.decode(exit.event(0, 1)).kind == LineKind::Malformed);
+  // Garbage handed to the formatter prints a line that says so.
+  std::string out;
+  std::size_t at = 7, size = 7;
+  decoder.format("xy", out, at, size);
+  CHECK(out.find("allocwatch") != std::string::npos);
+  CHECK(at == 0);
+  CHECK(size == 0);
+}
+
+TEST_CASE("lost events print as the kernel's LOST line") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep);
+  const Record& some = decoder.lost(3, 600);
+  CHECK(some.kind == LineKind::Lost);
+  CHECK(some.line == "CPU:3 [LOST 600 EVENTS]");
+  CHECK(some.lost == 600);
+  CHECK(parse_line(some.line).lost == 600);
+  CHECK(decoder.lost(1, -1).line == "CPU:1 [LOST EVENTS]");
+}
