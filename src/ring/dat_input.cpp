@@ -166,6 +166,10 @@ Result<std::unique_ptr<DatInput>> DatInput::open(int fd, const std::string& name
   const std::string file = escaped(name);
   tracecmd_set_loglevel(TEP_LOG_NONE);
   tep_set_loglevel(TEP_LOG_NONE);
+  char head[kDatMagicSize] = {};
+  if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) ||
+      !is_dat_magic(std::string_view(head, sizeof head)))
+    return Error{file + " is not a trace.dat: it does not start with trace-cmd's magic"};
   StdoutAside aside;
   if (Status opened = open_in_child(fd, file); !opened)
     return opened.error();
@@ -180,9 +184,9 @@ Result<std::unique_ptr<DatInput>> DatInput::open(int fd, const std::string& name
   if (!handle) {
     close_if_open(copy);
     return Error{file +
-                 " starts as a trace.dat but libtracecmd cannot read it: a truncated or damaged "
-                 "file, or a version or compression it does not know (trace-cmd dump "
-                 "--summary tells more)"};
+                 " is a trace.dat that libtracecmd cannot read: a truncated or damaged file, "
+                 "or a version or compression it does not know (trace-cmd dump --summary "
+                 "tells more)"};
   }
   auto impl = std::make_unique<Impl>();
   const int instances = tracecmd_buffer_instances(handle.get());

@@ -193,7 +193,11 @@ TEST_CASE("DatInput: a truncated file is refused at open, and libtracecmd prints
 TEST_CASE("DatInput: what is not a trace.dat is refused with the file's name, escaped") {
   auto text = open_bytes("# tracer: nop\n");
   REQUIRE_FALSE(text.ok());
-  CHECK(text.error().message.find("t.dat starts as a trace.dat but libtracecmd cannot read it") ==
+  CHECK(text.error().message ==
+        "t.dat is not a trace.dat: it does not start with trace-cmd's magic");
+  auto magic_only = open_bytes(std::string("\027\010\104tracing6\0", 12));
+  REQUIRE_FALSE(magic_only.ok());
+  CHECK(magic_only.error().message.find("t.dat is a trace.dat that libtracecmd cannot read: ") ==
         0);
   MemFile empty("");
   auto named = DatInput::open(empty.fd(), "a\nb", std::nullopt);
