@@ -15,9 +15,11 @@
 #include "output/text_sink.h"
 #include "output/text_table.h"
 #include "profile/search.h"
+#include "ring/dat_reader.h"
 #include "trace/capture_record.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
+#include "trace/record_source.h"
 #include "tracefs/plan.h"
 #include "tracefs/restore.h"
 #include "tracefs/session.h"
@@ -72,6 +74,17 @@ public:
 
 private:
   ByteSource& input_;
+};
+
+// Ends a trace.dat's records once a stop signal came, as UntilStopSignal
+// ends a text input's bytes.
+class RecordsUntilStopSignal : public RecordSource {
+public:
+  explicit RecordsUntilStopSignal(RecordSource& records) : records_(records) {}
+  const Record* next() override { return g_stop_signal ? nullptr : records_.next(); }
+
+private:
+  RecordSource& records_;
 };
 
 // Live output is read as it comes (tail -f out.dat), so what was printed
@@ -160,16 +173,17 @@ struct Attribution {
   SavedCgroups* learnt = nullptr;
 };
 
-// Every line of `reader` through the parser and the binder, to the trace
+// Every record of `records` through the binder, to the trace
 // `output` and the run's observers, the same for a replay and a live
 // run: the status line first (it erases itself before a trace line prints),
 // the report, the timeline and the metrics after the output. Returns the
 // mode the binder used (`mode` unset: taken from the input's line format);
 // none if no trace line came. `attribution`: each incident's cgroup, where
 // the run knows it.
-std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-                             Sink& output, RunCounts& counts, RunReport& report, StatusLine* status,
-                             Sink* metrics, Attribution* attribution = nullptr) {
+std::optional<Mode> bind_all(RecordSource& records, const Profile& profile,
+                             std::optional<Mode> mode, Sink& output, RunCounts& counts,
+                             RunReport& report, StatusLine* status, Sink* metrics,
+                             Attribution* attribution = nullptr) {
   FanoutSink sinks;
   if (status != nullptr)
     sinks.add(*status);
@@ -192,12 +206,23 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   binding.background_work = &counts.background;
   Binder binder(profile, binding, attributed ? static_cast<Sink&>(*attributed) : sinks,
                 counts.shrinkers, counts.stats);
-  std::string_view line;
-  while (reader.next(line) && std::cout.good())
-    binder.feed(parse_line(line));
+  while (std::cout.good()) {
+    const Record* record = records.next();
+    if (record == nullptr)
+      break;
+    binder.feed(*record);
+  }
   binder.finish();
   report.write_json(std::cout, counts.stats, binder.mode());
   return binder.mode();
+}
+
+// Whether `fd` starts with trace-cmd's magic, read without moving its
+// offset; false for what cannot be read so (a pipe, a terminal).
+bool starts_as_dat(int fd) {
+  char head[kDatMagicSize] = {};
+  return ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+         is_dat_magic(std::string_view(head, sizeof head));
 }
 
 int replay(const Options& options, const Profile& profile) {
@@ -212,12 +237,24 @@ int replay(const Options& options, const Profile& profile) {
       throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
+  // trace-cmd's trace.dat, told by its first bytes where they can be read
+  // without taking them (a file, stdin from one): libtracecmd reads a file,
+  // not a pipe. Every check that can refuse it is made here, before output.
+  std::unique_ptr<DatRecords> dat;
+  if (starts_as_dat(fd)) {
+    dat = value_or_throw(DatRecords::open(fd, input_name, options.buffer));
+    if (!options.quiet)
+      std::cerr << "allocwatch: " << dat->input().describe() << "\n";
+  } else if (options.buffer) {
+    throw FatalError(
+        "--buffer picks a buffer of a trace.dat; " + escaped(input_name) + " is not one", 2);
+  }
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
   // A live run's --save file ends with the cgroups it learnt.
-  auto saved = read_saved_cgroups(fd);
-  const std::optional<Nanos> capture = read_capture_record(fd);
+  auto saved = dat ? Result<std::optional<SavedCgroups>>(std::nullopt) : read_saved_cgroups(fd);
+  const std::optional<Nanos> capture = dat ? std::nullopt : read_capture_record(fd);
   if (!saved)
     throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
   std::optional<SavedCgroupLookup> saved_lookup;
@@ -232,6 +269,11 @@ int replay(const Options& options, const Profile& profile) {
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
+  TextRecords text(reader);
+  std::optional<RecordsUntilStopSignal> dat_records;
+  if (dat)
+    dat_records.emplace(*dat);
+  RecordSource& records = dat_records ? static_cast<RecordSource&>(*dat_records) : text;
   RunCounts counts;
   counts.stats.saved_tracing_thresh = capture.value_or(-1);
   RunMetrics metrics(profile, counts.shrinkers, counts.stats,
@@ -239,7 +281,7 @@ int replay(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
-      bind_all(reader, profile, std::nullopt, *output, counts, report, nullptr,
+      bind_all(records, profile, std::nullopt, *output, counts, report, nullptr,
                publish ? &metrics.observer() : nullptr, attribution ? &*attribution : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
@@ -253,6 +295,10 @@ int replay(const Options& options, const Profile& profile) {
     print_counts(std::cerr, stats, err_width);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
+  if (!mode && stats.lines_malformed > 0 && dat)
+    throw FatalError(escaped(input_name) + " holds no record of an event allocwatch reads (" +
+                     std::to_string(stats.lines_malformed) +
+                     " records not understood: a damaged file, or formats it lacks)");
   if (!mode && stats.lines_malformed > 0)
     throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
                      std::to_string(stats.lines_malformed) +
@@ -425,12 +471,13 @@ int trace_live(const Options& options, const Profile& profile) {
   FlushBeforeRead source(*pipe);
   LineReader reader(source);
   reader.set_tee(saved.get());
+  TextRecords records(reader);
   // Under systemd (Type=notify): the service is up once tracing is.
   sd_notify(0, "READY=1");
   // The trace's end (shrinker totals, JSON report records) is printed here,
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
-  bind_all(reader, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
+  bind_all(records, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
            metrics.started() ? &metrics.observer() : nullptr, &attribution);
   sd_notify(0, "STOPPING=1");
   if (status)
