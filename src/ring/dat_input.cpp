@@ -13,15 +13,20 @@
 // Exported by libtracecmd.so.1 since trace-cmd 3.0 and declared only in its
 // private header: how far the file was read (a buffer of ring-buffer pages
 // is TRACECMD_FILE_CPU_FLYRECORD, 11; a latency tracer's text is 10, and
-// has no per-CPU data for tracecmd_read_data to follow), and the buffer's
-// number of CPUs.
+// has no per-CPU data for tracecmd_read_data to follow), the buffer's
+// number of CPUs and the size of its ring-buffer pages.
 extern "C" int tracecmd_get_file_state(tracecmd_input* handle);
 extern "C" int tracecmd_cpus(tracecmd_input* handle);
+extern "C" int tracecmd_page_size(tracecmd_input* handle);
 
 namespace allocwatch {
 namespace {
 
 constexpr int kFileFlyrecord = 11;
+// The kernel's sub-buffers are a power of two from one page (4 KiB; 64 KiB
+// on some arm64) to buffer_subbuf_size_kb's largest.
+constexpr int kMinPageSize = 1024;
+constexpr int kMaxPageSize = 16 << 20;
 // NR_CPUS is at most 8192: a file that claims more is forged.
 constexpr int kMaxCpus = 8192;
 
@@ -69,6 +74,7 @@ using RecordPtr = std::unique_ptr<tep_record, RecordFreer>;
 struct Buffer {
   Handle handle; // an instance's; null for the top level (the file's own)
   tracecmd_input* input = nullptr;
+  std::uint64_t page_size = 0;
   std::vector<RecordPtr> heads; // by CPU index; null: that CPU is done
 
   bool has_records() const {
@@ -95,9 +101,17 @@ Result<Buffer> start_buffer(tracecmd_input* input, Handle owned, const std::stri
   if (cpus < 0 || cpus > kMaxCpus)
     return Error{file + ": " + label(name) + " claims " + std::to_string(cpus) +
                  " CPUs: a damaged or forged trace.dat"};
+  // libtraceevent's kbuffer takes an event's length from its header
+  // without a look at the page it is in: a forged length would point past
+  // it (checked in DatInput::next()).
+  const int page_size = tracecmd_page_size(input);
+  if (page_size < kMinPageSize || page_size > kMaxPageSize || (page_size & (page_size - 1)) != 0)
+    return Error{file + ": " + label(name) + " claims ring-buffer pages of " +
+                 std::to_string(page_size) + " bytes: a damaged or forged trace.dat"};
   Buffer buffer;
   buffer.handle = std::move(owned);
   buffer.input = input;
+  buffer.page_size = static_cast<std::uint64_t>(page_size);
   buffer.heads.resize(static_cast<std::size_t>(cpus));
   for (int cpu = 0; cpu < cpus; ++cpu)
     buffer.heads[static_cast<std::size_t>(cpu)].reset(tracecmd_read_data(input, cpu));
@@ -292,8 +306,15 @@ const DatEvent* DatInput::next() {
   impl.current = std::move(heads[next]);
   heads[next].reset(tracecmd_read_data(impl.buffer.input, static_cast<int>(next)));
   const tep_record& record = *impl.current;
-  impl.event.event = RawEvent{record.cpu, record.ts, record.data,
-                              record.size > 0 ? static_cast<std::uint32_t>(record.size) : 0};
+  // Where the record starts in its page: libtracecmd numbers a CPU's pages
+  // from an offset on a page boundary (in the file, or in its uncompressed
+  // data), as trace-cmd writes them. A record that would end past its page
+  // is given no bytes: the decoder makes it a Malformed record.
+  const std::uint64_t in_page = record.offset % impl.buffer.page_size;
+  const bool inside =
+      record.size > 0 && in_page + static_cast<std::uint64_t>(record.size) <= impl.buffer.page_size;
+  impl.event.event = RawEvent{record.cpu, record.ts, inside ? record.data : nullptr,
+                              inside ? static_cast<std::uint32_t>(record.size) : 0};
   impl.event.missed = record.missed_events;
   return &impl.event;
 }

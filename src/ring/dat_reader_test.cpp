@@ -128,3 +128,22 @@ TEST_CASE("DatRecords: open refuses what DatInput refuses") {
   CHECK(records.error().message ==
         "x.txt is not a trace.dat: it does not start with trace-cmd's magic");
 }
+
+TEST_CASE("DatRecords: a record whose length runs past its page is Malformed, not read past") {
+  // A fuzz finding: lost-v7.dat with 6 bytes changed, one of them an event
+  // length; libtraceevent's kbuffer takes it as it is, and the decoder
+  // copied 12848 bytes from a 4096-byte page (ASan: heap-buffer-overflow).
+  const std::string path = "tests/fuzz/regressions/trace_dat/record-past-its-page.dat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  auto records = DatRecords::open(fd, path, std::nullopt);
+  ::close(fd);
+  REQUIRE_MESSAGE(records.ok(), records.error().message);
+  std::map<LineKind, int> kinds;
+  while (const Record* r = (*records)->next()) {
+    ++kinds[r->kind];
+    CHECK(r->blob.size() <= 4096 + 64); // a page's bytes at most, and the decoder's header
+  }
+  CHECK(kinds[LineKind::Malformed] >= 1);
+  CHECK(kinds[LineKind::Event] > 100);
+}
