@@ -12,11 +12,12 @@
 # was never used (for good, until a reboot). dat_top_level_idle says whether
 # that loses nothing.
 
-# Succeeds when the top level traces nothing that extract would reset or
-# clear: the nop tracer, no event enabled, an empty buffer.
+# Succeeds when extract would change nothing at the top level: the nop
+# tracer, no event enabled, an empty buffer, and a ring buffer expanded
+# already (a never-used one reads "7 (expanded: 1408)").
 dat_top_level_idle() {
   [ "$(cat "$T/current_tracer")" = nop ] && [ -z "$(cat "$T/set_event")" ] &&
-    ! grep -q '^entries: [1-9]' "$T"/per_cpu/cpu*/stats
+    ! grep -q '^entries: [1-9]' "$T"/per_cpu/cpu*/stats && ! grep -q expanded "$T/buffer_size_kb"
 }
 
 # OUT_DIR MIB LIMIT_MIB [BUFFER_KB]: vmscan and compaction events of a private instance
