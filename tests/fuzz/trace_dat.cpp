@@ -11,7 +11,11 @@
 // version 6 and uncompressed ones by trace-cmd convert), and forged ones
 // kept as regressions. libtracecmd and libtraceevent are the system's,
 // not instrumented: the fuzzer's coverage is allocwatch's code, and their
-// faults show as crashes only where they fault.
+// faults show as crashes only where they fault. DatInput opens each file in
+// a child process first: a library fault there (or an allocation past
+// -malloc_limit_mb) is a refused file, not a finding, though libFuzzer
+// still writes the child's input to the findings directory; the fuzzer's
+// exit status tells a real finding.
 #include "ring/dat_reader.h"
 
 #include <cstdint>
