@@ -1,10 +1,13 @@
+#include "fake_dat_sources.h"
 #include "ring/dat_reader.h"
+#include "ring/dat_writer.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
 
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <unistd.h>
@@ -146,4 +149,59 @@ TEST_CASE("DatRecords: a record whose length runs past its page is Malformed, no
   }
   CHECK(kinds[LineKind::Malformed] >= 1);
   CHECK(kinds[LineKind::Event] > 100);
+}
+
+namespace {
+
+// A trace.dat written by DatWriter from hand-made pages (the 6.18 formats
+// of tests/support/fake_dat_sources.h): on CPU 0 a vmscan/dat_test record
+// at `event_ts`, then, when `graph_ts` is not 0, a funcgraph_exit.
+std::string write_dat(const std::string& path, std::uint64_t event_ts, std::uint64_t graph_ts) {
+  testing::FakeDatSources sources;
+  auto writer = DatWriter::create(sources, {path, 1, {{"vmscan", "dat_test"}}});
+  REQUIRE_MESSAGE(writer.ok(), writer.error().message);
+  testing::PageBuilder page(event_ts);
+  page.add(event_ts, 700, 4242, {7});
+  if (graph_ts != 0)
+    page.add(graph_ts, 10, 4242, {0xffffffff81234000, 1, graph_ts - 2000, graph_ts});
+  (*writer)->add_page(0, page.bytes().data(), page.bytes().size());
+  REQUIRE((*writer)->finish().ok());
+  return path;
+}
+
+std::unique_ptr<DatRecords> open_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  auto records = DatRecords::open(fd, path, std::nullopt);
+  ::close(fd);
+  REQUIRE_MESSAGE(records.ok(), records.error().message);
+  return std::move(*records);
+}
+
+} // namespace
+
+TEST_CASE("DatRecords: a buffer with function_graph records prints its tracepoints as graph's") {
+  char dir[] = "/tmp/allocwatch-dat-reader-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string base = dir;
+  // The tracepoint comes first: only a look past it finds the graph record.
+  auto graph = open_path(write_dat(base + "/graph.dat", 1'000'000'000, 1'000'500'000));
+  CHECK(graph->graph());
+  const Record* first = graph->next();
+  REQUIRE(first != nullptr);
+  CHECK(first->kind == LineKind::Event);
+  CHECK(first->format == TraceFormat::Graph);
+  const Record* second = graph->next();
+  REQUIRE(second != nullptr);
+  CHECK(second->kind == LineKind::GraphReturn);
+  CHECK(second->duration == 2000);
+  CHECK(graph->next() == nullptr);
+
+  auto events = open_path(write_dat(base + "/events.dat", 1'000'000'000, 0));
+  CHECK_FALSE(events->graph());
+  const Record* only = events->next();
+  REQUIRE(only != nullptr);
+  CHECK(only->format == TraceFormat::Events);
+  CHECK(events->next() == nullptr);
+  std::filesystem::remove_all(base);
 }
