@@ -76,6 +76,24 @@ private:
   ByteSource& input_;
 };
 
+// Keeps the first bytes read through it: a trace.dat piped to stdin is
+// told by them, to say why it is not read.
+class FirstBytes : public ByteSource {
+public:
+  explicit FirstBytes(ByteSource& input) : input_(input) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    const std::size_t got = input_.read(buf, n);
+    if (head_.size() < kDatMagicSize)
+      head_.append(buf, std::min(got, kDatMagicSize - head_.size()));
+    return got;
+  }
+  bool dat() const { return is_dat_magic(head_); }
+
+private:
+  ByteSource& input_;
+  std::string head_;
+};
+
 // Ends a trace.dat's records once a stop signal came, as UntilStopSignal
 // ends a text input's bytes.
 class RecordsUntilStopSignal : public RecordSource {
@@ -267,7 +285,8 @@ int replay(const Options& options, const Profile& profile) {
     report.attribute(*saved_memcg);
   }
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
-  UntilStopSignal source(file);
+  FirstBytes first(file);
+  UntilStopSignal source(first);
   LineReader reader(source);
   TextRecords text(reader);
   std::optional<RecordsUntilStopSignal> dat_records;
@@ -295,6 +314,10 @@ int replay(const Options& options, const Profile& profile) {
     print_counts(std::cerr, stats, err_width);
   // Lines were read, and not one was a trace line of either form: the wrong
   // file, not a quiet trace.
+  if (!mode && first.dat())
+    throw FatalError(escaped(input_name) +
+                     " is a trace.dat, which libtracecmd reads from a file, not a pipe: give "
+                     "its name to -i");
   if (!mode && stats.lines_malformed > 0 && dat)
     throw FatalError(escaped(input_name) + " holds no record of an event allocwatch reads (" +
                      std::to_string(stats.lines_malformed) +

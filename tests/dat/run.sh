@@ -90,4 +90,25 @@ for f in forged cut; do
     cat "$tmp/err" "$tmp/out"
   fi
 done
+
+# stdin: a trace.dat redirected from its file is read; piped, it is said
+# why it is not, exit 1, nothing on stdout.
+"$bin" -p configs/default.yaml -i - -t 1ms <"$traces/events-6.18-memcg.dat" >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ $status = 0 ] && [ -s "$tmp/out" ] && grep -q '^allocwatch: reading instance' "$tmp/err"; then
+  ok "-i - < trace.dat: read as a trace.dat"
+else
+  fail "-i - < trace.dat: exit $status"
+  cat "$tmp/err"
+fi
+cat "$traces/events-6.18-memcg.dat" |
+  "$bin" -p configs/default.yaml -i - -t 1ms >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ $status = 1 ] && [ ! -s "$tmp/out" ] && grep -q \
+  "^allocwatch: stdin is a trace.dat, which libtracecmd reads from a file, not a pipe" "$tmp/err"; then
+  ok "a trace.dat piped to -i -: exit 1, says why, nothing on stdout"
+else
+  fail "a trace.dat piped to -i -: exit $status"
+  cat "$tmp/err"
+fi
 finish
