@@ -65,8 +65,10 @@ public:
   // What stderr says: which buffer is read, and the others that hold records.
   std::string describe() const;
 
-  // The next record by timestamp (ties: the lower CPU first), or nullptr at
-  // the end. It and the bytes it points to live until the next call.
+  // The earliest of the CPUs' next records (ties: the lower CPU first), or
+  // nullptr at the end: the records in time order where each CPU's are, as
+  // the kernel writes them (a forged file's may go back; each CPU's order
+  // is kept). It and the bytes it points to live until the next call.
   const DatEvent* next();
 
 private:

@@ -3,9 +3,11 @@
 // checks it through libtracecmd, in a child first), every record decoded
 // by EventDecoder with the file's own formats and each line formatted, as
 // a printed line would be. A truncated or forged file must be refused or
-// read, never crash; what opened must hold together: every record's times
-// of events in order, a Lost record followed by a record of its CPU, a formatted
-// line never empty, fields inside their line.
+// read, never crash; what opened must hold together: a Lost record followed
+// by a record of its CPU, a formatted line never empty, fields inside their
+// line. (Time order is not checked: a forged CPU's records may go back in
+// time, and the merge keeps each CPU's order; the unit tests check it on
+// real files.)
 //
 // Seeds: real files made on this machine (tests/golden/make-dat.sh; the
 // version 6 and uncompressed ones by trace-cmd convert), and forged ones
@@ -44,7 +46,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   std::string line;
-  Nanos last = -1;
   int lost_cpu = -1;
   while (const Record* r = (*records)->next()) {
     if (lost_cpu >= 0 && r->cpu != lost_cpu)
@@ -54,13 +55,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (r->line.empty())
         std::abort();
       continue;
-    }
-    // Records come in time order (a graph return's ts is its rettime, a
-    // field: not checked).
-    if (r->kind == LineKind::Event && r->ts >= 0) {
-      if (r->ts < last)
-        std::abort();
-      last = r->ts;
     }
     if (r->formatter == nullptr)
       continue;
