@@ -6,6 +6,7 @@
 #include "cgroup/cgroup_tasks.h"
 #include "cli/attribution.h"
 #include "cli/options.h"
+#include "cli/replay_input.h"
 #include "cli/run_report.h"
 #include "metrics/run_metrics.h"
 #include "output/fanout_sink.h"
@@ -15,7 +16,6 @@
 #include "output/text_sink.h"
 #include "output/text_table.h"
 #include "profile/search.h"
-#include "ring/dat_reader.h"
 #include "trace/capture_record.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
@@ -62,48 +62,6 @@ void install_signal_handlers() {
     sigaction(signo, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 }
-
-// Ends the input once a stop signal came, so that a replay interrupted with
-// Ctrl-C still prints its shrinker totals.
-class UntilStopSignal : public ByteSource {
-public:
-  explicit UntilStopSignal(ByteSource& input) : input_(input) {}
-  std::size_t read(char* buf, std::size_t n) override {
-    return g_stop_signal ? 0 : input_.read(buf, n);
-  }
-
-private:
-  ByteSource& input_;
-};
-
-// Keeps the first bytes read through it: a trace.dat piped to stdin is
-// told by them, to say why it is not read.
-class FirstBytes : public ByteSource {
-public:
-  explicit FirstBytes(ByteSource& input) : input_(input) {}
-  std::size_t read(char* buf, std::size_t n) override {
-    const std::size_t got = input_.read(buf, n);
-    if (head_.size() < kDatMagicSize)
-      head_.append(buf, std::min(got, kDatMagicSize - head_.size()));
-    return got;
-  }
-  bool dat() const { return is_dat_magic(head_); }
-
-private:
-  ByteSource& input_;
-  std::string head_;
-};
-
-// Ends a trace.dat's records once a stop signal came, as UntilStopSignal
-// ends a text input's bytes.
-class RecordsUntilStopSignal : public RecordSource {
-public:
-  explicit RecordsUntilStopSignal(RecordSource& records) : records_(records) {}
-  const Record* next() override { return g_stop_signal ? nullptr : records_.next(); }
-
-private:
-  RecordSource& records_;
-};
 
 // Live output is read as it comes (tail -f out.dat), so what was printed
 // goes out before each read of the trace, which waits when nothing is there:
@@ -235,19 +193,11 @@ std::optional<Mode> bind_all(RecordSource& records, const Profile& profile,
   return binder.mode();
 }
 
-// Whether `fd` starts with trace-cmd's magic, read without moving its
-// offset; false for what cannot be read so (a pipe, a terminal).
-bool starts_as_dat(int fd) {
-  char head[kDatMagicSize] = {};
-  return ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
-         is_dat_magic(std::string_view(head, sizeof head));
-}
-
 int replay(const Options& options, const Profile& profile) {
   int fd = STDIN_FILENO;
   if (*options.input != "-") {
     // A FIFO blocks open() until a writer comes; Ctrl-C then is a normal
-    // stop of a replay that read nothing (UntilStopSignal reads no more).
+    // stop of a replay that read nothing (ReplayInput reads no more).
     do
       fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR && !g_stop_signal);
@@ -255,24 +205,18 @@ int replay(const Options& options, const Profile& profile) {
       throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
-  // trace-cmd's trace.dat, told by its first bytes where they can be read
-  // without taking them (a file, stdin from one): libtracecmd reads a file,
-  // not a pipe. Every check that can refuse it is made here, before output.
-  std::unique_ptr<DatRecords> dat;
-  if (starts_as_dat(fd)) {
-    dat = value_or_throw(DatRecords::open(fd, input_name, options.buffer));
-    if (!options.quiet)
-      std::cerr << "allocwatch: " << dat->input().describe() << "\n";
-  } else if (options.buffer) {
-    throw FatalError(
-        "--buffer picks a buffer of a trace.dat; " + escaped(input_name) + " is not one", 2);
-  }
+  // A trace.dat is checked whole here, before any output; a Ctrl-C ends
+  // the input, and the replay prints what it found.
+  ReplayInput input(
+      fd, input_name, options.buffer, [] { return g_stop_signal != 0; },
+      options.quiet ? nullptr : &std::cerr);
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
   // A live run's --save file ends with the cgroups it learnt.
-  auto saved = dat ? Result<std::optional<SavedCgroups>>(std::nullopt) : read_saved_cgroups(fd);
-  const std::optional<Nanos> capture = dat ? std::nullopt : read_capture_record(fd);
+  auto saved =
+      input.dat() ? Result<std::optional<SavedCgroups>>(std::nullopt) : read_saved_cgroups(fd);
+  const std::optional<Nanos> capture = input.dat() ? std::nullopt : read_capture_record(fd);
   if (!saved)
     throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
   std::optional<SavedCgroupLookup> saved_lookup;
@@ -284,15 +228,6 @@ int replay(const Options& options, const Profile& profile) {
     attribution.emplace(Attribution{*saved_lookup, *saved_memcg});
     report.attribute(*saved_memcg);
   }
-  FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
-  FirstBytes first(file);
-  UntilStopSignal source(first);
-  LineReader reader(source);
-  TextRecords text(reader);
-  std::optional<RecordsUntilStopSignal> dat_records;
-  if (dat)
-    dat_records.emplace(*dat);
-  RecordSource& records = dat_records ? static_cast<RecordSource&>(*dat_records) : text;
   RunCounts counts;
   counts.stats.saved_tracing_thresh = capture.value_or(-1);
   RunMetrics metrics(profile, counts.shrinkers, counts.stats,
@@ -300,7 +235,7 @@ int replay(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
-      bind_all(records, profile, std::nullopt, *output, counts, report, nullptr,
+      bind_all(input.records(), profile, std::nullopt, *output, counts, report, nullptr,
                publish ? &metrics.observer() : nullptr, attribution ? &*attribution : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
@@ -312,20 +247,7 @@ int replay(const Options& options, const Profile& profile) {
   report.finish(std::cerr, err_width);
   if (!options.quiet)
     print_counts(std::cerr, stats, err_width);
-  // Lines were read, and not one was a trace line of either form: the wrong
-  // file, not a quiet trace.
-  if (!mode && first.dat())
-    throw FatalError(escaped(input_name) +
-                     " is a trace.dat, which libtracecmd reads from a file, not a pipe: give "
-                     "its name to -i");
-  if (!mode && stats.lines_malformed > 0 && dat)
-    throw FatalError(escaped(input_name) + " holds no record of an event allocwatch reads (" +
-                     std::to_string(stats.lines_malformed) +
-                     " records not understood: a damaged file, or formats it lacks)");
-  if (!mode && stats.lines_malformed > 0)
-    throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
-                     std::to_string(stats.lines_malformed) +
-                     " lines not understood): replay what trace_pipe printed, or a --save file");
+  input.check_understood(mode.has_value(), stats.lines_malformed);
   return 0;
 }
 
@@ -462,7 +384,11 @@ int trace_live(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   if (const auto publish = metrics_options(options))
     metrics.start(*publish, plan.mode, std::cerr, options.quiet);
-  Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
+  // --save keeps trace_pipe's text: a run that saves reads it.
+  const bool raw =
+      options.source.value_or(options.save ? Source::Text : Source::Raw) == Source::Raw;
+  Session session(std::move(plan),
+                  SessionOptions{.force = options.force, .messages = messages, .raw = raw});
   throw_on_error(session.start());
   // First in the file, before the trace the reader copies after it.
   if (saved && session.mode() == Mode::Graph) {
@@ -489,18 +415,35 @@ int trace_live(const Options& options, const Profile& profile) {
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
   };
-  ByteSource* pipe = value_or_throw(session.open_pipe(should_stop));
-
-  FlushBeforeRead source(*pipe);
-  LineReader reader(source);
-  reader.set_tee(saved.get());
-  TextRecords records(reader);
+  // The raw source asks should_stop before it reads or waits: what was
+  // printed goes out then, as FlushBeforeRead does for the text.
+  RecordSource* records = nullptr;
+  if (raw) {
+    Result<RecordSource*> opened = session.open_raw([&should_stop] {
+      std::cout.flush();
+      return should_stop();
+    });
+    if (opened)
+      records = *opened;
+    else if (messages != nullptr)
+      *messages << "allocwatch: reading the text of trace_pipe instead of trace_pipe_raw: "
+                << opened.error().message << "\n";
+  }
+  std::optional<FlushBeforeRead> text_source;
+  std::optional<LineReader> reader;
+  std::optional<TextRecords> text_records;
+  if (records == nullptr) {
+    text_source.emplace(*value_or_throw(session.open_pipe(should_stop)));
+    reader.emplace(*text_source);
+    reader->set_tee(saved.get());
+    records = &text_records.emplace(*reader);
+  }
   // Under systemd (Type=notify): the service is up once tracing is.
   sd_notify(0, "READY=1");
   // The trace's end (shrinker totals, JSON report records) is printed here,
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
-  bind_all(records, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
+  bind_all(*records, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
            metrics.started() ? &metrics.observer() : nullptr, &attribution);
   sd_notify(0, "STOPPING=1");
   if (status)

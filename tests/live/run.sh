@@ -401,6 +401,7 @@ fi
 check_restored "status line"
 
 . tests/live/attribution.sh
+. tests/live/raw.sh
 . tests/live/trace_dat.sh
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
