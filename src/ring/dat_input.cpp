@@ -125,40 +125,26 @@ void close_if_open(int fd) {
     ::close(fd);
 }
 
-// libtracecmd 3.1.6 crashes on some damaged files while it opens them: a
-// version 6 file cut inside an instance's CPU data makes
-// tracecmd_buffer_instance_handle() close a half-made handle. So the file
-// is first opened, and every instance's handle made, in a child process:
-// the parent goes on only if the child came through (the same calls on the
-// same bytes then come through again). Opening reads the file's headers,
-// not its records: this costs little beside the replay.
-Status open_in_child(int fd, const std::string& file) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t child = ::fork();
-  if (child < 0)
-    return Error{"cannot read " + file + ": fork: " + std::strerror(errno)};
-  if (child == 0) {
-    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    tracecmd_input* handle = copy >= 0 && ::lseek(copy, 0, SEEK_SET) == 0
-                                 ? tracecmd_open_fd(copy, TRACECMD_FL_LOAD_NO_PLUGINS)
-                                 : nullptr;
-    if (handle != nullptr)
-      for (int i = 0; i < tracecmd_buffer_instances(handle); ++i)
-        tracecmd_close(tracecmd_buffer_instance_handle(handle, i));
-    ::_exit(0);
-  }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR)
-      return Error{"cannot read " + file + ": waitpid: " + std::strerror(errno)};
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return Ok{};
-  return Error{file + ": libtracecmd crashed while it opened this trace.dat (" +
-               (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
-                                    : "exit status " + std::to_string(WEXITSTATUS(status))) +
-               "): a damaged or forged file"};
+// The ids of function_graph's two events in the file's formats; -1 where
+// the file has no such format.
+struct GraphIds {
+  int entry = -1;
+  int exit = -1;
+};
+
+GraphIds graph_ids(tep_handle* tep) {
+  GraphIds ids;
+  if (tep_event* entry = tep_find_event_by_name(tep, "ftrace", "funcgraph_entry"))
+    ids.entry = entry->id;
+  if (tep_event* exit = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit"))
+    ids.exit = exit->id;
+  return ids;
 }
+
+// How the child that reads a file first ends (_exit's status).
+constexpr int kChildEvents = 0;  // read through, no function_graph record
+constexpr int kChildRefused = 3; // the file is refused: the parent learns why itself
+constexpr int kChildGraph = 10;  // read through, function_graph records in it
 
 } // namespace
 
@@ -185,8 +171,51 @@ Result<std::unique_ptr<DatInput>> DatInput::open(int fd, const std::string& name
       !is_dat_magic(std::string_view(head, sizeof head)))
     return Error{file + " is not a trace.dat: it does not start with trace-cmd's magic"};
   StdoutAside aside;
-  if (Status opened = open_in_child(fd, file); !opened)
-    return opened.error();
+  // libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some damaged files:
+  // a version 6 file cut inside an instance's CPU data makes
+  // tracecmd_buffer_instance_handle() close a half-made handle; a page
+  // whose header lies makes kbuffer read past it. So a child process opens
+  // the file and reads every record of the buffer first, as the parent will
+  // (the same calls on the same bytes come through again), and tells on the
+  // way whether any is function_graph's. This reads the records twice.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = ::fork();
+  if (child < 0)
+    return Error{"cannot read " + file + ": fork: " + std::strerror(errno)};
+  if (child == 0) {
+    Result<std::unique_ptr<DatInput>> input = open_here(fd, file, wanted);
+    if (!input)
+      ::_exit(kChildRefused);
+    const GraphIds ids = graph_ids((*input)->tep());
+    bool graph = false;
+    while (const DatEvent* e = (*input)->next()) {
+      std::uint16_t id = 0;
+      if (e->event.size >= sizeof id) {
+        std::memcpy(&id, e->event.data, sizeof id);
+        graph = graph || id == ids.entry || id == ids.exit;
+      }
+    }
+    ::_exit(graph ? kChildGraph : kChildEvents);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR)
+      return Error{"cannot read " + file + ": waitpid: " + std::strerror(errno)};
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code != kChildEvents && code != kChildGraph && code != kChildRefused)
+    return Error{file + ": libtracecmd crashed reading this trace.dat (" +
+                 (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                      : "exit status " + std::to_string(code)) +
+                 "): a damaged or forged file"};
+  Result<std::unique_ptr<DatInput>> input = open_here(fd, file, wanted);
+  if (input)
+    (*input)->graph_ = code == kChildGraph;
+  return input;
+}
+
+Result<std::unique_ptr<DatInput>> DatInput::open_here(int fd, const std::string& file,
+                                                      const std::optional<std::string>& wanted) {
   if (::lseek(fd, 0, SEEK_SET) < 0)
     return Error{"cannot read " + file + " as a trace.dat: " + std::strerror(errno)};
   const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);

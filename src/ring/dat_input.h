@@ -10,13 +10,17 @@
 // and no top-level ones is an error that names them, as is a name the file
 // lacks. A file with no records at all reads its (empty) top-level buffer.
 //
-// Everything is checked at open(), before a record is read: the file as
+// Everything is checked at open(), before a record is given: the file as
 // libtracecmd reads it (its magic, version, sections, compression, and that
-// every CPU's data lies inside the file), and that the buffer holds ring
+// every CPU's data lies inside the file), that the buffer holds ring
 // buffer pages (a latency tracer's file holds text instead: libtracecmd's
-// readers would follow a null pointer on it). A page damaged inside gives
-// what libtracecmd makes of it: records the decoder then finds short or of
-// no known event, or the end of that CPU's data.
+// readers would follow a null pointer on it), and that libtracecmd and
+// libtraceevent come through reading every record: a child process reads
+// them all first (the libraries crash on some forged files), so a file's
+// records are read twice. A page damaged inside gives what libtracecmd
+// makes of it: records the decoder then finds short or of no known event
+// (a record whose length runs past its page is given no bytes), or the end
+// of that CPU's data.
 //
 // libtracecmd and libtraceevent are told to print nothing: allocwatch says
 // what went wrong. Some of libtracecmd's findings are printf()s to stdout,
@@ -64,6 +68,9 @@ public:
   const std::string& buffer() const { return buffer_; }
   // What stderr says: which buffer is read, and the others that hold records.
   std::string describe() const;
+  // Whether the buffer holds function_graph records (funcgraph_entry or
+  // funcgraph_exit): a file has no word for its tracer.
+  bool graph() const { return graph_; }
 
   // The earliest of the CPUs' next records (ties: the lower CPU first), or
   // nullptr at the end: the records in time order where each CPU's are, as
@@ -74,9 +81,13 @@ public:
 private:
   struct Impl;
   DatInput(std::unique_ptr<Impl> impl, std::string buffer, std::vector<std::string> others);
+  // open() without the child: what the child and then the parent do.
+  static Result<std::unique_ptr<DatInput>> open_here(int fd, const std::string& file,
+                                                     const std::optional<std::string>& buffer);
   std::unique_ptr<Impl> impl_;
   std::string buffer_;
   std::vector<std::string> others_; // other buffers with records ("" = top level)
+  bool graph_ = false;
 };
 
 // Whether `head` (a file's first bytes) starts with trace-cmd's magic.

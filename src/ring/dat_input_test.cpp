@@ -282,7 +282,18 @@ TEST_CASE(
   // libtracecmd 3.1.6 finds the instance's data cut, printf()s "File
   // possibly truncated" (to /dev/null here), then crashes closing the handle
   // it was making: in the child that tries it first.
-  CHECK(file.error().message.find("t.dat: libtracecmd crashed while it opened this trace.dat") ==
-        0);
+  CHECK(file.error().message.find("t.dat: libtracecmd crashed reading this trace.dat") == 0);
   CHECK(::lseek(out.fd(), 0, SEEK_END) == 0);
+}
+
+TEST_CASE("DatInput: a file on which libtraceevent crashes reading records is refused at open") {
+  // A fuzz finding: memcg-v6.dat much mutated, a page whose header sends
+  // kbuffer_load_subbuffer() past the page (SEGV inside libtraceevent, from
+  // tracecmd_read_data). The child that reads every record first dies of
+  // it; open() says so, and nothing is read here.
+  auto file = open_bytes(fuzz_file("page-header-past-page.dat"));
+  REQUIRE_FALSE(file.ok());
+  CHECK(file.error().message ==
+        "t.dat: libtracecmd crashed reading this trace.dat (Segmentation fault): a damaged or "
+        "forged file");
 }

@@ -12,11 +12,8 @@
 // kernel's text prints ("CPU:N [LOST M EVENTS]").
 //
 // How tracepoints print (EventDecoder's LineStyle): as function_graph's
-// comments when the buffer holds function_graph records, else in the nop
-// tracer's columns. A file has no word for its tracer, so open() reads the
-// record ids of a second opening of the buffer until the first
-// funcgraph_entry or funcgraph_exit: at once in a graph trace, the whole
-// buffer in an events trace (no decoding, no output).
+// comments when the buffer holds function_graph records (DatInput::graph),
+// else in the nop tracer's columns.
 #pragma once
 
 #include "ring/dat_input.h"
@@ -38,7 +35,6 @@ public:
   const Record* next() override;
 
   const DatInput& input() const { return *input_; }
-  // Whether the buffer holds function_graph records.
   bool graph() const { return graph_; }
 
 private:
