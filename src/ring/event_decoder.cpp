@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 #include <unordered_map>
@@ -27,7 +29,7 @@ constexpr std::uint32_t kMaxPayload = 1u << 20;
 // (__print_flags' list of gfp flags is dozens of expressions), and the
 // records of a stall repeat their bytes often (the same order and flags,
 // the same pages scanned).
-constexpr std::size_t kPrintedSlots = 1024;
+constexpr std::size_t kPrintedSlots = 512;
 // A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
 // its payload: libtraceevent follows them unchecked, so payloads are
 // formatted from a copy padded with this many zero bytes past its end.
@@ -191,7 +193,18 @@ struct EventDecoder::Impl {
   std::string lost_line;
   std::string shrinker; // the record's shrinker, as format() prints it
   // For format(): the payload copy and the libtraceevent output.
-  mutable std::vector<char> padded = std::vector<char>(kMaxPayload + kDynamicReach, 0);
+  // Zeroed by calloc, whose pages of this size the kernel gives zeroed and
+  // makes resident only where a payload is copied or read.
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> padded_copy{
+      static_cast<char*>(std::calloc(kMaxPayload + kDynamicReach, 1))};
+  char* padded_bytes() const {
+    if (padded_copy == nullptr)
+      throw std::bad_alloc();
+    return padded_copy.get();
+  }
   mutable trace_seq seq;
   // What libtraceevent printed for a record's bytes (the whole payload, so
   // that a print format reading a common field is remembered right too).
@@ -443,7 +456,7 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
   }
   std::memcpy(&header, blob.data(), sizeof header);
   const std::size_t size = std::min<std::size_t>(blob.size() - sizeof header, kMaxPayload);
-  char* const padded = d.padded.data();
+  char* const padded = d.padded_bytes();
   std::memcpy(padded, blob.data() + sizeof header, size);
   // The record as libtraceevent reads it, over the zero-padded copy.
   tep_record record{};
