@@ -2,7 +2,7 @@
 
 #include "ring/header_page.h"
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 #include "tracefs/saved_comms.h"
 
 #include <cerrno>
