@@ -1,6 +1,7 @@
 #include "ring/event_decoder.h"
 
 #include "kernel/vocabulary.h"
+#include "ring/line_columns.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,127 +59,6 @@ struct EventInfo {
   bool plain_common = false;
 };
 
-void put_uint(std::string& s, std::uint64_t v) {
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n > 0)
-    s.push_back(digits[--n]);
-}
-
-void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
-  char digits[20];
-  std::size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (n < width)
-    s.append(width - n, pad);
-  while (n > 0)
-    s.push_back(digits[--n]);
-}
-
-// "%5lu.%06lu": seconds and microseconds, as the kernel prints its clock.
-// kernel/trace/trace_output.c prints an event's time with ns2usecs(), which
-// rounds to the nearest µs; trace_functions_graph.c's print_graph_abs_time()
-// cuts the ns off.
-enum class Micros : unsigned char { Rounded, Cut };
-void put_abstime(std::string& s, std::uint64_t ts, Micros micros) {
-  const std::uint64_t us = (micros == Micros::Rounded ? ts + 500 : ts) / 1000;
-  put_uint_width(s, us / 1'000'000, 5, ' ');
-  s.push_back('.');
-  put_uint_width(s, us % 1'000'000, 6, '0');
-}
-
-// kernel/trace/trace_functions_graph.c, print_graph_duration(): the overhead
-// mark, then the duration in µs with at most 7 digits before the unit.
-char duration_mark(std::uint64_t d) {
-  if (d > 1'000'000'000)
-    return '$';
-  if (d > 100'000'000)
-    return '@';
-  if (d > 10'000'000)
-    return '*';
-  if (d > 1'000'000)
-    return '#';
-  if (d > 100'000)
-    return '!';
-  if (d > 10'000)
-    return '+';
-  return ' ';
-}
-
-void put_graph_duration(std::string& s, std::uint64_t d) {
-  s.push_back(duration_mark(d));
-  s.push_back(' ');
-  const std::size_t begin = s.size();
-  put_uint(s, d / 1000);
-  const std::size_t len = s.size() - begin;
-  if (len < 7) {
-    std::string nsecs;
-    put_uint_width(nsecs, d % 1000, 3, '0');
-    s.push_back('.');
-    s.append(nsecs, 0, std::min<std::size_t>(3, 7 - len));
-  }
-  const std::size_t width = s.size() - begin;
-  s.append(" us ");
-  if (width < 8)
-    s.append(8 - width, ' ');
-}
-
-// print_graph_proc(): "comm-pid" centred in 14 columns, comm cut to 7 bytes.
-void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid) {
-  comm = comm.substr(0, kGraphCommBytes);
-  std::string pid_text;
-  if (pid < 0) {
-    pid_text.push_back('-');
-    put_uint(pid_text, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
-  } else {
-    put_uint(pid_text, static_cast<std::uint64_t>(pid));
-  }
-  const std::size_t len = comm.size() + pid_text.size() + 1;
-  const std::size_t spaces = len < 14 ? 14 - len : 0;
-  s.append(spaces / 2, ' ');
-  s.append(comm);
-  s.push_back('-');
-  s.append(pid_text);
-  s.append(spaces - spaces / 2, ' ');
-}
-
-void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::string_view comm,
-                      std::int32_t pid) {
-  put_abstime(s, ts, Micros::Cut);
-  s.append(" |   ");
-  put_uint(s, static_cast<std::uint64_t>(cpu));
-  s.append(") ");
-  put_graph_proc(s, comm, pid);
-  s.append(" | ");
-}
-
-// The nop tracer's "%16s-%-7d [%03d] ": comm right-aligned, pid left-aligned.
-void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu) {
-  if (comm.size() < 16)
-    s.append(16 - comm.size(), ' ');
-  s.append(comm);
-  s.push_back('-');
-  const std::size_t begin = s.size();
-  if (pid < 0) {
-    s.push_back('-');
-    put_uint(s, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
-  } else {
-    put_uint(s, static_cast<std::uint64_t>(pid));
-  }
-  if (s.size() - begin < 7)
-    s.append(7 - (s.size() - begin), ' ');
-  s.append(" [");
-  put_uint_width(s, static_cast<std::uint64_t>(cpu < 0 ? 0 : cpu), 3, '0');
-  s.append("] ");
-}
-
 } // namespace
 
 struct EventDecoder::Impl {
@@ -194,7 +74,7 @@ struct EventDecoder::Impl {
   std::int32_t comm_pid = -1; // whose comm `comm` is; -1: none
   std::string name;           // a function with no symbol: its address
   std::string lost_line;
-  std::string_view shrinker; // the record's shrinker, as format() prints it
+  mutable std::string_view shrinker; // the record's shrinker, as format() prints it
   // Shrinkers named so far, by their function and instance: a kernel has a
   // few hundred, and each call would otherwise print its name again.
   struct NamedShrinker {
@@ -202,7 +82,7 @@ struct EventDecoder::Impl {
     std::uint64_t instance = 0;
     std::string text;
   };
-  std::vector<NamedShrinker> shrinkers = std::vector<NamedShrinker>(kShrinkerSlots);
+  mutable std::vector<NamedShrinker> shrinkers = std::vector<NamedShrinker>(kShrinkerSlots);
   // For format(): the payload copy and the libtraceevent output.
   // Zeroed by calloc, whose pages of this size the kernel gives zeroed and
   // makes resident only where a payload is copied or read.
@@ -235,6 +115,10 @@ struct EventDecoder::Impl {
     return {seq.buffer, seq.len};
   }
   std::string_view info_of(tep_record& record) const;
+  // An event whose print format libtraceevent could not read (a trace.dat
+  // of a kernel newer than it): its fields as "name=value", but a
+  // shrinker's, which lead as its print would ("%pS %p:").
+  std::string fields_of(tep_event& event, tep_record& record) const;
   std::string_view latency_of(const EventInfo& info, tep_record& record) const;
 
   Impl(tep_handle* t, LineStyle s, ReturnTime r) : tep(t), style(s), return_time(r) {
@@ -246,7 +130,7 @@ struct EventDecoder::Impl {
   std::string_view function_name(std::uint64_t address);
   // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:",
   // into `shrinker`, which lives until the next call.
-  void print_shrinker(const EventInfo& info, const void* data);
+  void print_shrinker(const EventInfo& info, const void* data) const;
   std::uint64_t number(tep_format_field* field, const void* data) const {
     unsigned long long value = 0;
     if (field == nullptr || tep_read_number_field(field, data, &value) != 0)
@@ -339,6 +223,9 @@ std::string_view EventDecoder::Impl::info_of(tep_record& record) const {
   Printed& slot = printed[std::hash<std::string_view>{}(payload) % kPrintedSlots];
   if (slot.payload != payload || slot.text.empty()) {
     slot.text = print(record, TEP_PRINT_INFO);
+    if (tep_event* event = tep_find_event_by_record(tep, &record);
+        event != nullptr && (event->flags & TEP_EVENT_FL_FAILED) != 0)
+      slot.text = fields_of(*event, record); // not "[FAILED TO PARSE] ..."
     // One line: a field that prints a newline would end it early.
     std::replace(slot.text.begin(), slot.text.end(), '\n', ' ');
     slot.payload = payload;
@@ -357,7 +244,47 @@ std::string_view EventDecoder::Impl::latency_of(const EventInfo& info, tep_recor
   return found->second;
 }
 
-void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data) {
+std::string EventDecoder::Impl::fields_of(tep_event& event, tep_record& record) const {
+  std::string text;
+  const EventInfo* info =
+      event.id >= 0 && static_cast<std::size_t>(event.id) < infos.size() && known[event.id]
+          ? &infos[static_cast<std::size_t>(event.id)]
+          : nullptr;
+  if (info != nullptr && info->shrink != nullptr && info->shr != nullptr) {
+    print_shrinker(*info, record.data);
+    text.append(shrinker);
+  }
+  for (tep_format_field* field = event.format.fields; field != nullptr; field = field->next) {
+    if (info != nullptr && (field == info->shrink || field == info->shr))
+      continue;
+    if (!text.empty())
+      text.push_back(' ');
+    text.append(field->name).push_back('=');
+    unsigned long long value = 0;
+    const bool scalar = (field->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
+                                         TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_POINTER)) == 0 &&
+                        field->size <= 8;
+    if (scalar && tep_read_number_field(field, record.data, &value) == 0) {
+      // In decimal, as the kernel's formats print counts (libtraceevent
+      // prints a long in hex).
+      if ((field->flags & TEP_FIELD_IS_SIGNED) != 0 && field->size < 8 &&
+          (value >> (field->size * 8 - 1) & 1) != 0)
+        value |= ~0ULL << (field->size * 8); // sign-extended
+      char number[24];
+      std::snprintf(number, sizeof number,
+                    (field->flags & TEP_FIELD_IS_SIGNED) != 0 ? "%lld" : "%llu", value);
+      text.append(number);
+    } else {
+      trace_seq_reset(&seq);
+      tep_print_field_content(&seq, record.data, record.size, field);
+      trace_seq_terminate(&seq);
+      text.append(seq.buffer, seq.len);
+    }
+  }
+  return text;
+}
+
+void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data) const {
   const std::uint64_t function = number(info.shrink, data);
   const std::uint64_t instance = number(info.shr, data);
   NamedShrinker& slot = shrinkers[(function * 0x9E3779B97F4A7C15ULL ^ instance) % kShrinkerSlots];

@@ -1,4 +1,6 @@
 #include "ring/event_decoder.h"
+
+#include "ring/event_formats.h"
 #include "trace/parser.h"
 #include "trace/record_text.h"
 
@@ -308,4 +310,37 @@ TEST_CASE("a comm looked up is used until the tep's names change") {
   Payload other(637, 44, 24);
   CHECK(decoder.decode(other.event(0, 3)).comm == "kswapd0");
   CHECK(decoder.decode(begin.event(0, 4)).comm == "renamed");
+}
+
+// 7.2's mm_vmscan_memcg_reclaim_end (include/trace/events/vmscan.h), which
+// libtraceevent 1.7 cannot read as the kernel wrote it.
+const std::string kMemcgEnd72 =
+    format("mm_vmscan_memcg_reclaim_end", 599,
+           "\tfield:unsigned long nr_reclaimed;\toffset:8;\tsize:8;\tsigned:0;\n"
+           "\tfield:u64 memcg_id;\toffset:16;\tsize:8;\tsigned:0;\n",
+           "\"nr_reclaimed=%lu pid=%d memcg_id=%llu %s\", REC->nr_reclaimed, REC->ent.pid, "
+           "REC->memcg_id, (REC->common_flags & 0x18) ? \"(in-irq)\" : \"\"");
+
+TEST_CASE("7.2's memcg reclaim end: read as the kernel prints it once parsable") {
+  Tep t(kExit61);
+  const std::string readable = parsable_format(kMemcgEnd72);
+  REQUIRE(tep_parse_event(t.tep, readable.data(), readable.size(), "vmscan") == 0);
+  EventDecoder decoder(t.tep);
+  Payload end(599, 2143, 24);
+  end.put<std::uint64_t>(8, 37).put<std::uint64_t>(16, 12);
+  std::string scratch;
+  CHECK(text_of(decoder.decode(end.event(0, 1)), scratch).fields ==
+        "nr_reclaimed=37 pid=2143 memcg_id=12 ");
+}
+
+TEST_CASE("a format libtraceevent could not read: its fields by name, not FAILED TO PARSE") {
+  Tep t(kExit61);
+  tep_parse_event(t.tep, kMemcgEnd72.data(), kMemcgEnd72.size(), "vmscan"); // fails to parse
+  EventDecoder decoder(t.tep);
+  Payload end(599, 2143, 24);
+  end.put<std::uint64_t>(8, 37).put<std::uint64_t>(16, 12);
+  std::string scratch;
+  const std::string_view fields = text_of(decoder.decode(end.event(0, 1)), scratch).fields;
+  CHECK(fields == "nr_reclaimed=37 memcg_id=12");
+  CHECK(fields.find("FAILED") == std::string_view::npos);
 }

@@ -1,5 +1,7 @@
 #include "tracefs/local_events.h"
 
+#include "ring/event_formats.h"
+
 #include "ring/libtracefs.h"
 
 #include <cerrno>
@@ -71,8 +73,10 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
     char** names = tracefs_system_events(tracing_dir.c_str(), system.c_str());
     for (char** name = names; name != nullptr && *name != nullptr; ++name) {
       const std::string path = tracing_dir + "/events/" + system + "/" + *name + "/format";
-      if (read_file(path, text) &&
-          tep_parse_event(tep, text.data(), text.size(), system.c_str()) == 0)
+      if (!read_file(path, text))
+        continue;
+      text = parsable_format(text);
+      if (tep_parse_event(tep, text.data(), text.size(), system.c_str()) == 0)
         ++formats;
     }
     tracefs_list_free(names);

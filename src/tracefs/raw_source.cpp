@@ -1,8 +1,8 @@
 #include "tracefs/raw_source.h"
 
 #include "ring/header_page.h"
-#include "tracefs/files.h"
 #include "ring/libtracefs.h"
+#include "tracefs/files.h"
 #include "tracefs/saved_comms.h"
 
 #include <cerrno>
@@ -39,7 +39,8 @@ constexpr std::size_t kSeenPids = 16384;
 // there when its stall is attributed to its cgroup.
 constexpr auto kSettle = std::chrono::milliseconds(2);
 
-// /proc/PID/comm without its newline; empty when the task is gone.
+// /proc/PID/comm as the kernel's tracing names the task (task_comm_of);
+// empty when the task is gone.
 std::string proc_comm(std::int32_t pid) {
   char path[32];
   std::snprintf(path, sizeof path, "/proc/%d/comm", static_cast<int>(pid));
@@ -49,12 +50,8 @@ std::string proc_comm(std::int32_t pid) {
   char comm[64];
   const ssize_t got = ::read(fd, comm, sizeof comm);
   ::close(fd);
-  if (got <= 0)
-    return {};
-  std::string_view text(comm, static_cast<std::size_t>(got));
-  if (text.ends_with('\n'))
-    text.remove_suffix(1);
-  return std::string(text);
+  return got <= 0 ? std::string()
+                  : std::string(task_comm_of({comm, static_cast<std::size_t>(got)}));
 }
 
 std::string cpu_file(int cpu, const char* name) {

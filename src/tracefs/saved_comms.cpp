@@ -1,5 +1,7 @@
 #include "tracefs/saved_comms.h"
 
+#include "kernel/vocabulary.h"
+
 #include <charconv>
 #include <string>
 
@@ -32,6 +34,15 @@ std::size_t update_comms(tep_handle* tep, std::string_view text) {
       ++changed;
   }
   return changed;
+}
+
+std::string_view task_comm_of(std::string_view text) {
+  if (text.ends_with('\n'))
+    text.remove_suffix(1);
+  if (text.starts_with("kworker/"))
+    if (const std::size_t colon = text.find(':'); colon != std::string_view::npos)
+      text = text.substr(0, text.find_first_of("+-", colon));
+  return text.size() > kTaskCommBytes ? std::string_view() : text;
 }
 
 } // namespace allocwatch

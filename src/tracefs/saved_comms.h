@@ -17,4 +17,11 @@ namespace allocwatch {
 // Returns how many pids got a new or changed name.
 std::size_t update_comms(tep_handle* tep, std::string_view saved_cmdlines);
 
+// The comm the kernel's tracing saves (task->comm) in what /proc/PID/comm
+// says, or empty when it says something else. /proc decorates a workqueue
+// worker's name with its work (fs/proc/array.c, proc_task_name():
+// "kworker/u4:2+flush-254:0", '+' or '-' after the comm), and may give a
+// kernel thread's full name, longer than any comm.
+std::string_view task_comm_of(std::string_view proc_comm);
+
 } // namespace allocwatch

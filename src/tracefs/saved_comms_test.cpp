@@ -38,3 +38,14 @@ TEST_CASE("update_comms: lines that are not \"PID COMM\" are skipped") {
 
 } // namespace
 } // namespace allocwatch
+
+TEST_CASE("a task's comm from /proc: a worker's work and a thread's full name left out") {
+  CHECK(allocwatch::task_comm_of("cat\n") == "cat");
+  CHECK(allocwatch::task_comm_of("stress-ng-memcg\n") == "stress-ng-memcg");
+  CHECK(allocwatch::task_comm_of("kworker/u4:0-ext4-rsv-conversion\n") == "kworker/u4:0");
+  CHECK(allocwatch::task_comm_of("kworker/u4:2+flush-254:0\n") == "kworker/u4:2");
+  CHECK(allocwatch::task_comm_of("kworker/0:1H-kblockd\n") == "kworker/0:1H");
+  CHECK(allocwatch::task_comm_of("kworker/1:1\n") == "kworker/1:1");
+  CHECK(allocwatch::task_comm_of("a-kernel-thread-with-a-long-name\n").empty());
+  CHECK(allocwatch::task_comm_of("").empty());
+}

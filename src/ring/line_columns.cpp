@@ -1,0 +1,123 @@
+#include "ring/line_columns.h"
+
+#include "kernel/vocabulary.h"
+
+namespace allocwatch {
+
+void put_uint(std::string& s, std::uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0)
+    s.push_back(digits[--n]);
+}
+
+void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
+  char digits[20];
+  std::size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (n < width)
+    s.append(width - n, pad);
+  while (n > 0)
+    s.push_back(digits[--n]);
+}
+
+void put_abstime(std::string& s, std::uint64_t ts, Micros micros) {
+  const std::uint64_t us = (micros == Micros::Rounded ? ts + 500 : ts) / 1000;
+  put_uint_width(s, us / 1'000'000, 5, ' ');
+  s.push_back('.');
+  put_uint_width(s, us % 1'000'000, 6, '0');
+}
+
+// kernel/trace/trace_functions_graph.c, print_graph_duration(): the overhead
+// mark, then the duration in µs with at most 7 digits before the unit.
+char duration_mark(std::uint64_t d) {
+  if (d > 1'000'000'000)
+    return '$';
+  if (d > 100'000'000)
+    return '@';
+  if (d > 10'000'000)
+    return '*';
+  if (d > 1'000'000)
+    return '#';
+  if (d > 100'000)
+    return '!';
+  if (d > 10'000)
+    return '+';
+  return ' ';
+}
+
+void put_graph_duration(std::string& s, std::uint64_t d) {
+  s.push_back(duration_mark(d));
+  s.push_back(' ');
+  const std::size_t begin = s.size();
+  put_uint(s, d / 1000);
+  const std::size_t len = s.size() - begin;
+  if (len < 7) {
+    std::string nsecs;
+    put_uint_width(nsecs, d % 1000, 3, '0');
+    s.push_back('.');
+    s.append(nsecs, 0, std::min<std::size_t>(3, 7 - len));
+  }
+  const std::size_t width = s.size() - begin;
+  s.append(" us ");
+  if (width < 8)
+    s.append(8 - width, ' ');
+}
+
+// print_graph_proc(): "comm-pid" centred in 14 columns, comm cut to 7 bytes.
+void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid) {
+  comm = comm.substr(0, kGraphCommBytes);
+  std::string pid_text;
+  if (pid < 0) {
+    pid_text.push_back('-');
+    put_uint(pid_text, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
+  } else {
+    put_uint(pid_text, static_cast<std::uint64_t>(pid));
+  }
+  const std::size_t len = comm.size() + pid_text.size() + 1;
+  const std::size_t spaces = len < 14 ? 14 - len : 0;
+  s.append(spaces / 2, ' ');
+  s.append(comm);
+  s.push_back('-');
+  s.append(pid_text);
+  s.append(spaces - spaces / 2, ' ');
+}
+
+void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::string_view comm,
+                      std::int32_t pid) {
+  put_abstime(s, ts, Micros::Cut);
+  s.append(" |   ");
+  put_uint(s, static_cast<std::uint64_t>(cpu));
+  s.append(") ");
+  put_graph_proc(s, comm, pid);
+  s.append(" | ");
+}
+
+// The nop tracer's "%16s-%-7d [%03d] ": comm right-aligned, pid left-aligned.
+void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu) {
+  if (comm.size() < 16)
+    s.append(16 - comm.size(), ' ');
+  s.append(comm);
+  s.push_back('-');
+  const std::size_t begin = s.size();
+  if (pid < 0) {
+    s.push_back('-');
+    put_uint(s, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
+  } else {
+    put_uint(s, static_cast<std::uint64_t>(pid));
+  }
+  if (s.size() - begin < 7)
+    s.append(7 - (s.size() - begin), ' ');
+  s.append(" [");
+  put_uint_width(s, static_cast<std::uint64_t>(cpu < 0 ? 0 : cpu), 3, '0');
+  s.append("] ");
+}
+
+} // namespace allocwatch

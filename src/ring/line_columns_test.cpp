@@ -1,0 +1,57 @@
+#include "ring/line_columns.h"
+
+#include <doctest/doctest.h>
+
+using namespace allocwatch;
+
+namespace {
+
+template <class F> std::string put(F f) {
+  std::string s;
+  f(s);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("an event's time is rounded to the µs, function_graph's abstime cut") {
+  CHECK(put([](std::string& s) { put_abstime(s, 224'593'574'500ULL, Micros::Rounded); }) ==
+        "  224.593575");
+  CHECK(put([](std::string& s) { put_abstime(s, 224'593'574'999ULL, Micros::Cut); }) ==
+        "  224.593574");
+  CHECK(put([](std::string& s) { put_abstime(s, 999'999'999'600ULL, Micros::Rounded); }) ==
+        " 1000.000000");
+}
+
+TEST_CASE("durations keep their column by dropping decimals, with the kernel's marks") {
+  auto duration = [](std::uint64_t ns) {
+    return put([ns](std::string& s) { put_graph_duration(s, ns); });
+  };
+  CHECK(duration(6'427) == "  6.427 us    ");
+  CHECK(duration(12'650) == "+ 12.650 us   ");
+  CHECK(duration(431'377) == "! 431.377 us  ");
+  CHECK(duration(8'178'608) == "# 8178.608 us ");
+  CHECK(duration(57'988'554) == "* 57988.55 us ");
+  CHECK(duration(117'550'300) == "@ 117550.3 us ");
+  CHECK(duration(1'234'567'890) == "$ 1234567 us  ");
+  // The threshold itself prints without a mark: the mark test is '>'.
+  CHECK(duration_mark(10'000) == ' ');
+  CHECK(duration_mark(10'001) == '+');
+}
+
+TEST_CASE("comm-pid centred in 14 columns, the comm cut to 7 bytes") {
+  CHECK(put([](std::string& s) { put_graph_proc(s, "kswapd0", 44); }) == "  kswapd0-44  ");
+  CHECK(put([](std::string& s) { put_graph_proc(s, "memhog", 172); }) == "  memhog-172  ");
+  CHECK(put([](std::string& s) { put_graph_proc(s, "kcompactd0", 33); }) == "  kcompac-33  ");
+  CHECK(put([](std::string& s) { put_graph_proc(s, "init", 1); }) == "    init-1    ");
+  CHECK(put([](std::string& s) { put_graph_prefix(s, 13'218'727'000ULL, 0, "<...>", 156); }) ==
+        "   13.218727 |   0)   <...>-156    | ");
+}
+
+TEST_CASE("the nop tracer's comm-pid and cpu columns") {
+  CHECK(put([](std::string& s) { put_event_prefix(s, "bash", 2143, 0); }) ==
+        "            bash-2143    [000] ");
+  CHECK(put([](std::string& s) { put_event_prefix(s, "stress-ng-memcg", 2143, 12); }) ==
+        " stress-ng-memcg-2143    [012] ");
+  CHECK(put([](std::string& s) { put_uint_width(s, 7, 3, '0'); }) == "007");
+}
