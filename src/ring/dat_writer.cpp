@@ -1,5 +1,7 @@
 #include "ring/dat_writer.h"
 
+#include "ring/event_formats.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -132,7 +134,9 @@ Status DatWriter::read_headers() {
                                [&](const auto& s) { return s.first == event.system; });
     if (system == systems_.end())
       system = systems_.insert(systems_.end(), {event.system, {}});
-    system->second.push_back(std::move(format.value()));
+    // As readers of this file can parse it, meaning the same (7.x's vmscan
+    // formats name the common pid in a way libtraceevent 1.7 cannot read).
+    system->second.push_back(parsable_format(*format));
   }
 
   auto printk = read_whole(sources_, "printk_formats");

@@ -11,7 +11,8 @@
 // host's byte order and long size, the page size (the sub-buffer size that
 // events/header_page gives); header_page and header_event; every format of
 // events/ftrace/ (funcgraph_entry and funcgraph_exit among them, so that
-// graph traces decode); the format of each traced event, by system;
+// graph traces decode); the format of each traced event, by system, as
+// libtraceevent can parse it (ring/event_formats.h);
 // /proc/kallsyms (function addresses, vmscan's `%pS`); printk_formats;
 // saved_cmdlines; the CPU count; one option, the trace clock (its name,
 // "local"); then "flyrecord": each CPU's offset and size, the clock again
