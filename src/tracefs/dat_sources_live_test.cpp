@@ -1,3 +1,8 @@
+// GCC 12 at -O1 with the sanitizers (make test SAN=1) warns inside
+// libstdc++'s std::regex that a std::function may be used uninitialized: a
+// false positive in the library's code, which -Werror would make an error.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 // Live test: a trace.dat of real pages, checked by trace-cmd. A private
 // instance traces vmscan and compaction while the test drops caches and
 // compacts memory; the instance's `trace` file is read (it does not
@@ -25,10 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// GCC 12 at -O1 with the sanitizers (make test SAN=1) warns inside
-// libstdc++'s std::regex that a std::function may be used uninitialized: a
-// false positive in the library's code, which -Werror would make an error.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace allocwatch {
 namespace {
