@@ -284,8 +284,8 @@ make_data_disk() {
 
 # --- initramfs ---------------------------------------------------------------
 
-# build_initramfs KDIR OUT: busybox, allocwatch, the profiles, memstress and
-# the kernel's modules.
+# build_initramfs KDIR OUT: busybox, allocwatch, trace-cmd, the profiles,
+# memstress and the kernel's modules.
 build_initramfs() {
   local kdir=$1 out=$2 root=$work/initramfs lib app
   rm -rf "$root"
@@ -300,16 +300,20 @@ build_initramfs() {
     [ "$app" = busybox ] || ln -s busybox "$root/bin/$app"
   done
   # allocwatch as built (less its debug info: the rootfs lives in the guest's
-  # RAM), with what the dynamic loader will ask for.
+  # RAM) and the host's trace-cmd (the guest records trace.dat files with
+  # it), with what the dynamic loader will ask for.
   strip --strip-debug -o "$root/bin/allocwatch" "$bin"
-  local libs
-  libs=$(ldd "$bin")
-  if grep -q 'not found' <<<"$libs"; then
-    die "$bin needs libraries this host lacks: $(grep 'not found' <<<"$libs" | tr -s '\t\n' '  ')"
-  fi
-  for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
-    mkdir -p "$root$(dirname "$lib")"
-    cp -L "$lib" "$root$lib"
+  cp "$(command -v trace-cmd)" "$root/bin/trace-cmd"
+  local libs program
+  for program in "$bin" "$root/bin/trace-cmd"; do
+    libs=$(ldd "$program")
+    if grep -q 'not found' <<<"$libs"; then
+      die "$program needs libraries this host lacks: $(grep 'not found' <<<"$libs" | tr -s '\t\n' '  ')"
+    fi
+    for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
+      mkdir -p "$root$(dirname "$lib")"
+      cp -L "$lib" "$root$lib"
+    done
   done
   # The profiles as configs/ holds them now, where `-p NAME` looks whatever
   # PREFIX allocwatch was built for.

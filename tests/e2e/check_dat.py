@@ -1,0 +1,478 @@
+#!/usr/bin/env python3
+"""The VM test's check of a graph-mode run against a trace.dat, as trace-cmd
+report reads it (tests/e2e/tracedat.py), with no allocwatch code: the run's
+own --save file, or a file trace-cmd recorded that allocwatch -i replayed.
+
+    check_dat.py PROFILE THRESHOLD_US DAT OUTPUT [REPORT]
+
+OUTPUT is allocwatch's stdout, text or JSON Lines (then it holds the stall
+report's records too); REPORT the --report file of a text run. Spans, from
+DAT alone: every funcgraph_exit whose rettime - calltime is at least the
+threshold ([calltime, rettime], exact ns), and every complete
+mm_shrink_slab_start/end pair of one pid and shrinker instance (at most one
+start open per pid) that long ([start, end]). Checks, each printing one
+"ok ..." or "FAIL ..." line (exit 1 if any failed, 2 if DAT cannot be read):
+  - every return OUTPUT prints is one of DAT's over-threshold returns, each
+    printed at most once, with its pid, cpu, comm, function, time and
+    duration (text: µs in the kernel's columns, the duration's digits
+    exact to the ns printed; JSON: start_ns and end_ns exact), and every such
+    return of DAT is printed; the same for the shrink pairs' two lines;
+  - every tracepoint OUTPUT prints is a record of DAT, printed at most once,
+    as trace-cmd prints its fields (text), of the pid of the span it is
+    printed with, inside that span's [start, end] (exact ns);
+  - every record of DAT that the profile binds to an over-threshold
+    return's function, of its pid and inside it, is printed;
+  - the shrinker totals (text) equal the sums over DAT's complete pairs;
+  - the report: per task, kind and span (stall rows, or background rows for
+    the profile's background tasks), the count, total and max DAT gives
+    (text: ms rounded to 3 decimals; JSON: total_ns and max_ns exact); and
+    for each kind, its histogram, its order rows and (for reclaim) its
+    reclaim row count the same stalls as its stall rows (JSON: with the
+    same total_ns).
+The last line, "summary: ...", is for the VM test's table.
+"""
+import json
+import re
+import sys
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+
+import yaml
+
+from tracedat import DatError, read_dat
+
+MICRO = 1000
+# abstime | cpu) comm-pid | duration | body, as allocwatch prints graph mode.
+GRAPH = re.compile(r"^\s*(\d+)\.(\d{6}) \|\s*(\d+)\)\s*(.*)-(\d+)\s*\|([^|]*)\|\s*(.*?)\s*$")
+RETURN = re.compile(r"^} /\* (\S+).*\*/$")
+EVENT = re.compile(r"^/\* (\w+): (.*) \*/$")
+DURATION = re.compile(r"^[+!#*@$ ]?\s*([\d.]+) us$")
+LOST = re.compile(r"^CPU:\d+ \[LOST( \d+)? EVENTS\]$")
+TOTALS = re.compile(r"^(\S+?)(?:\[(.+)\])? : total time = (\d+)\.(\d{6}) ms, "
+                    r"max latency = (\d+)\.(\d{6}) ms(?:, calls = (\d+))?$")
+SHRINK_START, SHRINK_END = "mm_shrink_slab_start", "mm_shrink_slab_end"
+
+failures = 0
+
+
+def result(ok, text):
+    global failures
+    print(("ok " if ok else "FAIL ") + text)
+    failures += 0 if ok else 1
+
+
+def first(items):
+    return f", first: {items[0]}" if items else ""
+
+
+def graph_duration(ns):
+    """The duration's digits as the kernel prints them (print_graph_duration):
+    whole µs, then as many of the ns digits as fit in 7 characters."""
+    whole = str(ns // MICRO)
+    return whole if len(whole) >= 7 else whole + "." + f"{ns % MICRO:03d}"[:7 - len(whole)]
+
+
+def ms(ns):
+    """Rounded milliseconds with 3 decimals, as the report prints them."""
+    us = (ns + 500) // MICRO
+    return f"{us // 1000}.{us % 1000:03d}"
+
+
+class Profile:
+    """What the checks take from the profile: each function name's stall
+    kind (a kind names one alternative of a function; any alternative is
+    it), the events bound to each function, the reclaim kinds (a function or
+    pair bound to a *reclaim_begin/end event), the shrinker pair's kind, the
+    background task names."""
+
+    def __init__(self, path):
+        with open(path, encoding="utf-8") as f:
+            p = yaml.safe_load(f)
+        alternatives = {}
+        for entry in p.get("functions", []):
+            names = entry if isinstance(entry, list) else [entry]
+            for n in names:
+                alternatives[n] = names
+        self.bound = defaultdict(set)
+        for b in p.get("bindings", []):
+            for fn in b["functions"]:
+                for n in alternatives.get(fn, [fn]):
+                    self.bound[n] |= set(b["events"])
+        pairs = {pair["name"]: pair for pair in p.get("pairs", [])}
+        reclaim_event = re.compile(r"^mm_vmscan_.*reclaim_(begin|end)$")
+        self.kind_of, self.reclaim, self.shrinker_kind = {}, set(), None
+        for stall in p.get("stalls", []):
+            kind = stall["kind"]
+            for fn in stall.get("functions", []):
+                for n in alternatives.get(fn, [fn]):
+                    self.kind_of[n] = kind
+                    if any(reclaim_event.match(e) for e in self.bound[n]):
+                        self.reclaim.add(kind)
+            for name in stall.get("pairs", []):
+                pair = pairs.get(name, {})
+                if pair.get("shrinker"):
+                    self.shrinker_kind = kind
+                if reclaim_event.match(pair.get("begin", "")):
+                    self.reclaim.add(kind)
+        self.background = tuple(p.get("background", []))
+
+
+class Dat:
+    """DAT's spans over the threshold, its records by pid, its shrinker
+    totals."""
+
+    def __init__(self, path, threshold_ns):
+        self.records, self.unread = read_dat(path)
+        self.returns = [r for r in self.records
+                        if r.name == "funcgraph_exit" and r.duration >= threshold_ns]
+        self.by_pid = defaultdict(list)  # tracepoints, in time order
+        for r in sorted(self.records, key=lambda r: r.ts):
+            if r.name not in ("funcgraph_exit", "funcgraph_entry"):
+                self.by_pid[r.pid].append(r)
+        self.times = {pid: [r.ts for r in recs] for pid, recs in self.by_pid.items()}
+        self.pairs = []  # (start, end) over the threshold
+        self.totals = defaultdict(list)  # shrinker, and (shrinker, instance) -> durations
+        open_starts = {}
+        for r in self.records:
+            if r.name == SHRINK_START:
+                open_starts[r.pid] = r
+            elif r.name == SHRINK_END:
+                start = open_starts.get(r.pid)
+                if start is None or instance_of(start) != instance_of(r):
+                    continue
+                del open_starts[r.pid]
+                d = r.ts - start.ts
+                self.totals[shrinker_of(r)].append(d)
+                self.totals[(shrinker_of(r), instance_of(r))].append(d)
+                if d >= threshold_ns:
+                    self.pairs.append((start, r))
+
+
+def shrinker_of(rec):
+    """"super_cache_scan+0x0 0xff..: nid: 0 ..." -> super_cache_scan."""
+    return rec.info.split("+", 1)[0].strip()
+
+
+def instance_of(rec):
+    """The shrinker instance, as the print format prints it before ':'."""
+    head = rec.info.split(":", 1)[0].split()
+    return head[-1] if head else ""
+
+
+class Span:
+    """A span OUTPUT printed: its DAT record(s) (None: none matched), its
+    tracepoints' DAT records (None for one that matched none)."""
+
+    def __init__(self, closing, start=None):
+        self.closing, self.start, self.events = closing, start, []
+
+    def window(self):
+        if self.start is not None:
+            return self.start.pid, self.start.ts, self.closing.ts
+        return self.closing.pid, self.closing.calltime, self.closing.rettime
+
+
+class Output:
+    """OUTPUT read as spans, matched to DAT's records: text lines or JSON
+    span records; also the shrinker totals and, in JSON, the report."""
+
+    def __init__(self, path, dat, threshold_ns):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+        self.json = bool(lines) and lines[0].startswith("{")
+        self.spans, self.stray, self.unmatched, self.under = [], [], [], []
+        self.totals, self.records, self.other = [], [], 0
+        self.used = set()
+        self.threshold_ns = threshold_ns
+        # DAT's records by what identifies each in OUTPUT.
+        self.returns = defaultdict(list)
+        self.events = defaultdict(list)
+        for r in dat.records:
+            if r.name == "funcgraph_exit":
+                key = (r.pid, r.func, r.calltime, r.rettime) if self.json else \
+                    (r.pid, r.cpu, r.comm[:7], r.func, r.rettime // MICRO, graph_duration(r.duration))
+                self.returns[key].append(r)
+            else:
+                key = (r.pid, r.name, r.ts) if self.json else \
+                    (r.pid, r.cpu, r.comm[:7], r.name, r.ts // MICRO, r.info)
+                self.events[key].append(r)
+        if self.json:
+            self.read_json(lines)
+        else:
+            self.read_text(lines)
+
+    def take(self, table, key, text):
+        """The first unused record of DAT under KEY, or None (noted)."""
+        for r in table.get(key, []):
+            if r.index not in self.used:
+                self.used.add(r.index)
+                return r
+        self.unmatched.append(text)
+        return None
+
+    def read_text(self, lines):
+        pending = []  # (record or None, text) of tracepoint lines not yet closed
+        for text in lines:
+            m = GRAPH.match(text)
+            if not m:
+                t = TOTALS.match(text)
+                if t:
+                    self.totals.append(t)
+                elif not LOST.match(text):
+                    self.other += 1
+                continue
+            secs, us, cpu, comm, pid, duration, body = m.groups()
+            comm, pid, cpu = comm.strip(), int(pid), int(cpu)
+            ts_us = int(secs) * 1_000_000 + int(us)
+            ret, ev = RETURN.match(body), EVENT.match(body)
+            d = DURATION.match(duration.strip())
+            if ret and d:
+                rec = self.take(self.returns, (pid, cpu, comm, ret.group(1), ts_us, d.group(1)), text)
+                if rec is not None and rec.duration < self.threshold_ns:
+                    self.under.append(text)
+                span = Span(rec)
+                span.events = pending
+                self.spans.append(span)
+                pending = []
+            elif ev and not duration.strip():
+                rec = self.take(self.events, (pid, cpu, comm, ev.group(1), ts_us, ev.group(2)), text)
+                pending.append((rec, text))
+                if ev.group(1) == SHRINK_END and rec is not None:
+                    starts = [i for i, (r, _) in enumerate(pending)
+                              if r is not None and r.name == SHRINK_START and r.pid == pid]
+                    if starts:
+                        self.stray += [t for _, t in pending[:starts[-1]]]
+                        span = Span(rec, pending[starts[-1]][0])
+                        span.events = pending[starts[-1] + 1:-1]
+                        self.spans.append(span)
+                        pending = []
+            else:
+                self.other += 1
+        self.stray += [t for _, t in pending]
+
+    def read_json(self, lines):
+        for text in lines:
+            try:
+                rec = json.loads(text)
+            except ValueError:
+                self.other += 1
+                continue
+            if rec.get("type") != "span":
+                self.records.append(rec)
+                continue
+            pid, start, end = rec.get("pid"), rec.get("start_ns"), rec.get("end_ns")
+            if rec.get("name") == "shrinker":
+                tps = rec.get("tracepoints", [])
+                begin = self.take(self.events, (pid, SHRINK_START, start), text) if tps else None
+                closing = self.take(self.events, (pid, SHRINK_END, end), text) if tps else None
+                span = Span(closing, begin) if begin and closing else Span(None)
+                tps = tps[1:-1]
+            else:
+                rec_ = self.take(self.returns, (pid, rec.get("name"), start, end), text)
+                span, tps = Span(rec_), rec.get("tracepoints", [])
+            for tp in tps:
+                t = f"{tp.get('event')} at {tp.get('ts_ns')} of {text[:80]}"
+                span.events.append((self.take(self.events, (pid, tp.get("event"), tp.get("ts_ns")), t), t))
+            self.spans.append(span)
+
+
+def check_spans(dat, out, profile):
+    result(not out.unmatched, f"every span and tracepoint the output prints is a record of the "
+           f"trace.dat, printed once ({len(out.unmatched)} not{first(out.unmatched)})")
+    result(not out.under, f"no return under the threshold is printed ({len(out.under)}{first(out.under)})")
+    missing = [r for r in dat.returns if r.index not in out.used]
+    result(not missing and bool(dat.returns),
+           f"all {len(dat.returns)} returns over the threshold in the trace.dat are printed "
+           f"({len(missing)} missing{first([f'{r.comm}-{r.pid} {r.func} at {r.rettime}' for r in missing])})")
+    missing = [s for s, e in dat.pairs if s.index not in out.used or e.index not in out.used]
+    result(not missing, f"all {len(dat.pairs)} shrink pairs over the threshold print both lines "
+           f"({len(missing)} missing{first([f'{s.comm}-{s.pid} at {s.ts}' for s in missing])})")
+    outside, printed = [], 0
+    for span in out.spans:
+        if span.closing is None:
+            continue
+        pid, start, end = span.window()
+        for rec, text in span.events:
+            printed += 1
+            if rec is not None and not (rec.pid == pid and start <= rec.ts <= end):
+                outside.append(text)
+    result(not out.stray and not outside,
+           f"each of the {printed} tracepoints printed with a span is of its pid and inside its "
+           f"[start, end] ({len(outside)} not{first(outside)}; {len(out.stray)} printed with no "
+           f"span{first(out.stray)})")
+    unprinted, bound = [], 0
+    for r in dat.returns:
+        events, times = dat.by_pid[r.pid], dat.times[r.pid]
+        for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
+            if e.name in profile.bound.get(r.func, ()):
+                bound += 1
+                if e.index not in out.used:
+                    unprinted.append(f"{e.comm}-{e.pid} {e.name} at {e.ts} in {r.func}")
+    result(not unprinted, f"all {bound} records the profile binds to a slow return, of its pid and "
+           f"inside it, are printed ({len(unprinted)} not{first(unprinted)})")
+
+
+def check_totals(dat, out):
+    wrong, seen = [], set()
+    for t in out.totals:
+        name, instance = t.group(1), t.group(2)
+        key = (name, instance) if instance else name
+        seen.add(key)
+        d = dat.totals.get(key)
+        total = int(t.group(3)) * 1_000_000 + int(t.group(4))
+        most = int(t.group(5)) * 1_000_000 + int(t.group(6))
+        calls = int(t.group(7)) if t.group(7) else None
+        if not d or (total, most) != (sum(d), max(d)) or calls not in (None, len(d)):
+            wrong.append(f"{t.group(0)}: the trace.dat gives "
+                         + (f"{sum(d)} ns, max {max(d)} ns, {len(d)} calls" if d else "no pair"))
+    wrong += [f"{k} has no total line" for k in dat.totals if isinstance(k, str) and k not in seen]
+    result(bool(out.totals) and not wrong,
+           f"{len(out.totals)} shrinker totals equal the trace.dat's pairs ({len(wrong)} wrong{first(wrong)})")
+
+
+def expected_rows(dat, profile):
+    """(table, pid, kind, span) -> durations; table: stall or background.
+    A shrinker's span is "NAME[INSTANCE]", and "NAME" for all its instances."""
+    rows = defaultdict(list)
+
+    def add(rec, kind, span, d):
+        table = "background" if rec.comm.startswith(profile.background) else "stall"
+        rows[(table, rec.pid, kind, span)].append(d)
+
+    for r in dat.returns:
+        if r.func in profile.kind_of:
+            add(r, profile.kind_of[r.func], r.func, r.duration)
+    for s, e in dat.pairs:
+        add(s, profile.shrinker_kind, shrinker_of(s), e.ts - s.ts)
+        add(s, profile.shrinker_kind, f"{shrinker_of(s)}[{instance_of(s)}]", e.ts - s.ts)
+    return rows
+
+
+def report_from_text(path):
+    """The --report file's tables: rows {(table, pid, kind, span): (count,
+    total, max)}, and per kind the histogram, order and reclaim counts."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    rows, hist, orders, reclaim = {}, {}, defaultdict(int), {}
+    heading = ""
+    for line in lines:
+        if not line.startswith("  "):
+            heading = line
+            continue
+        c = re.split(r"\s{2,}", line.strip())
+        if heading.startswith(("allocwatch: stalls of ", "allocwatch: background work of ")) \
+                and len(c) == 7 and c[0] != "TASK":
+            table = "stall" if heading.startswith("allocwatch: stalls") else "background"
+            pid = int(c[0].rsplit("-", 1)[1]) if "-" in c[0] else -1
+            rows[(table, pid, c[1], c[2])] = (int(c[3]), c[4], c[5])
+        elif heading.startswith("allocwatch: reclaim and compaction stalls by order") \
+                and len(c) == 6 and c[0] != "KIND":
+            orders[c[0]] += int(c[3])
+        elif heading.startswith("allocwatch: what slow reclaim got") and len(c) >= 3 and c[0] != "KIND":
+            reclaim[c[0]] = int(c[1])
+        m = re.match(r"^allocwatch: latency of (.*) stalls \((\d+)\), usecs:$", heading)
+        if m and re.match(r"^\[\S+, \S+\)$", " ".join(c[:1])):
+            hist[m.group(1)] = hist.get(m.group(1), 0) + int(c[1].split()[0])
+    return rows, {"histogram": hist, "order": dict(orders), "reclaim": reclaim}
+
+
+def report_from_json(records):
+    """The same from the JSON report records, with exact ns, and per kind
+    the order and reclaim tables' total_ns too."""
+    rows, counts, totals = {}, defaultdict(dict), defaultdict(lambda: defaultdict(int))
+    for r in records:
+        t = r.get("type")
+        if t in ("stall", "background"):
+            span = r["span"]
+            if r.get("shrinker"):
+                span = r["shrinker"] + (f"[{r['instance']}]" if r.get("instance") else "")
+            rows[(t, r["pid"], r["kind"], span)] = (r["count"], r["total_ns"], r["max_ns"])
+        elif t == "histogram":
+            counts["histogram"][r["kind"]] = sum(b["count"] for b in r["buckets"])
+        elif t in ("order", "reclaim"):
+            counts[t][r["kind"]] = counts[t].get(r["kind"], 0) + r["count"]
+            totals[t][r["kind"]] += r["total_ns"]
+    return rows, counts, totals
+
+
+def check_report(dat, profile, rows, counts, totals, exact):
+    """The report's task rows against the trace.dat; its other tables against
+    its stall rows. Returns the stall rows' count per kind."""
+    want = expected_rows(dat, profile)
+    wrong = []
+    for key, have in sorted(rows.items(), key=str):
+        d = want.get(key)
+        expected = None if not d else (len(d), sum(d), max(d)) if exact else \
+            (len(d), ms(sum(d)), ms(max(d)))
+        if have != expected:
+            wrong.append(f"{key}: the report {have}, the trace.dat {expected}")
+    # Every task and kind of the trace.dat has its rows, by one name or the other.
+    shown = {(t, pid, kind) for (t, pid, kind, _) in rows}
+    absent = sorted({(t, pid, kind) for (t, pid, kind, _) in want} - shown, key=str)
+    result(bool(rows) and not wrong and not absent,
+           f"the report's {len(rows)} task rows are the trace.dat's spans "
+           f"({len(wrong)} wrong{first(wrong)}; {len(absent)} tasks and kinds with no row{first(absent)})")
+    stall_counts, stall_totals = defaultdict(int), defaultdict(int)
+    for (table, _, kind, _), have in rows.items():
+        if table == "stall":
+            stall_counts[kind] += have[0]
+            stall_totals[kind] += have[1] if exact else 0
+    differ = []
+    for kind, n in sorted(stall_counts.items()):
+        # Every kind has a histogram; a reclaim kind an order and a reclaim
+        # row; any other kind with an order row counts there the same.
+        for table in ("histogram", "order", "reclaim"):
+            in_table = counts[table].get(kind)
+            if in_table is None:
+                if table == "histogram" or kind in profile.reclaim:
+                    differ.append(f"{kind}: no {table} row")
+            elif in_table != n:
+                differ.append(f"{kind}: {table} {in_table}, stall rows {n}")
+            elif table in totals and totals[table][kind] != stall_totals[kind]:
+                differ.append(f"{kind}: {table} total_ns {totals[table][kind]}, "
+                              f"stall rows {stall_totals[kind]}")
+    for table in ("histogram", "order", "reclaim"):
+        differ += [f"{kind}: {table} rows and no stall row"
+                   for kind, n in counts[table].items() if n and kind not in stall_counts]
+    result(bool(stall_counts) and not differ,
+           f"the histograms, the order table and the reclaim table count the stall rows' stalls "
+           f"of each kind ({', '.join(f'{k} {n}' for k, n in sorted(stall_counts.items()))})"
+           + (": " + "; ".join(differ[:3]) if differ else ""))
+    return stall_counts
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) not in (4, 5):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    profile = Profile(args[0])
+    threshold_ns = round(float(args[1]) * MICRO)
+    try:
+        dat = Dat(args[2], threshold_ns)
+    except DatError as e:
+        print(f"check_dat.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    print(f"trace.dat: {len(dat.records)} records ({len(dat.unread)} other lines), "
+          f"{len(dat.returns)} returns and {len(dat.pairs)} shrink pairs over the threshold")
+    out = Output(args[3], dat, threshold_ns)
+    check_spans(dat, out, profile)
+    stalls = {}
+    if out.json:
+        rows, counts, totals = report_from_json(out.records)
+        stalls = check_report(dat, profile, rows, counts, totals, exact=True)
+    else:
+        check_totals(dat, out)
+        if len(args) == 5:
+            try:
+                rows, counts = report_from_text(args[4])
+            except OSError as e:
+                rows, counts = {}, {"histogram": {}, "order": {}, "reclaim": {}}
+                result(False, f"the --report file can be read ({e.strerror})")
+            stalls = check_report(dat, profile, rows, counts, {}, exact=False)
+    print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(stalls.items())))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

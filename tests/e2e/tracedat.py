@@ -1,0 +1,91 @@
+"""A trace.dat as trace-cmd report reads it, for the VM test's checkers: an
+independent decoder (trace-cmd's), none of allocwatch's code.
+
+    records, unread = read_dat(PATH)
+
+`trace-cmd report -t` gives each record's exact timestamp (ns) and its fields
+as the event's print format prints them; `trace-cmd report -t -R` the same
+records, in the same order, with raw field values. A funcgraph_exit's raw
+print (trace-cmd's function graph handler) names the function and gives
+`calltime` and `rettime` in hex ns; every other event keeps its printed
+fields (`info`) and its raw ones (`raw`, strings). A file recorded from an
+instance (`-B NAME`) prefixes each line with `NAME: `, which is dropped.
+Lines that are not records (the header, lost-event notes) are counted in
+`unread`, with the first few kept for messages.
+"""
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+TRACE_CMD = "trace-cmd"
+
+# [BUFFER: ]  comm-pid  [cpu]  secs.nanosecs: event: info
+LINE = re.compile(r"^(?:[\w.-]+: )?\s*(?P<comm>.*?)-(?P<pid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+"
+                  r"(?P<secs>\d+)\.(?P<ns>\d{9}):\s+(?P<name>\w+):\s?(?P<info>.*?)\s*$")
+RAW_FIELD = re.compile(r"(\w+)=(\S*)")
+
+
+@dataclass
+class Record:
+    index: int       # position in the file, as trace-cmd report orders records
+    pid: int
+    comm: str
+    cpu: int
+    ts: int          # ns
+    name: str        # the event
+    info: str        # fields as printed
+    raw: dict = field(default_factory=dict)
+    # funcgraph_exit only:
+    func: str = ""
+    calltime: int = 0
+    rettime: int = 0
+
+    @property
+    def duration(self):
+        return self.rettime - self.calltime
+
+
+class DatError(Exception):
+    pass
+
+
+def report(path, *options):
+    """trace-cmd report's lines for PATH with OPTIONS."""
+    try:
+        done = subprocess.run([TRACE_CMD, "report", "-t", *options, "-i", path],
+                              capture_output=True, text=True, errors="replace", check=False)
+    except OSError as e:
+        raise DatError(f"cannot run {TRACE_CMD}: {e.strerror}") from e
+    if done.returncode != 0:
+        raise DatError(f"trace-cmd report {' '.join(options)} {path} exited "
+                       f"{done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+    return done.stdout.splitlines()
+
+
+def read_dat(path):
+    """(records, unread): every record of PATH in trace-cmd report's order,
+    and the lines that are not records."""
+    printed, raw = report(path), report(path, "-R")
+    if len(printed) != len(raw):
+        raise DatError(f"trace-cmd report printed {len(printed)} lines, with -R {len(raw)}")
+    records, unread = [], []
+    for text, raw_text in zip(printed, raw):
+        m, r = LINE.match(text), LINE.match(raw_text)
+        if not m or not r:
+            unread.append(text)
+            continue
+        head = (m["pid"], m["cpu"], m["secs"], m["ns"], m["name"])
+        if head != (r["pid"], r["cpu"], r["secs"], r["ns"], r["name"]):
+            raise DatError(f"trace-cmd report's two prints disagree: {text!r} and {raw_text!r}")
+        rec = Record(index=len(records), pid=int(m["pid"]), comm=m["comm"], cpu=int(m["cpu"]),
+                     ts=int(m["secs"]) * 1_000_000_000 + int(m["ns"]), name=m["name"],
+                     info=m["info"], raw=dict(RAW_FIELD.findall(r["info"])))
+        if rec.name == "funcgraph_exit":
+            try:
+                rec.func = rec.raw["func"]
+                rec.calltime = int(rec.raw["calltime"], 16)
+                rec.rettime = int(rec.raw["rettime"], 16)
+            except (KeyError, ValueError) as e:
+                raise DatError(f"a funcgraph_exit without func, calltime, rettime: {raw_text!r}") from e
+        records.append(rec)
+    return records, unread
