@@ -220,6 +220,102 @@ cgroup_case "no max events in the pod slice" "the culprit's stalls are its pod s
 cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls are its own memory.max" \
   "sed -i 's|^\\(.*\"cgroup\":\"/system.slice/docker-[^\"]*\",\"stalled\".*\\)\"max\":2|\\1\"max\":0|' out.json"
 
+# The trace.dat checker (check_dat.py), through a stand-in trace-cmd that
+# prints what the real one printed: fixtures/dat/graph.report and
+# graph.report-R are `trace-cmd report -t` and `-t -R` of a 6.1 guest's
+# trace-cmd graph.dat, cut to four tasks over 90 ms; good.out,
+# good-report.txt and good.json what a raw graph run prints for those
+# records (text, --report, JSON), each changed one way.
+# dat_case NAME EXPECT SETUP [json|THRESHOLD_US]: SETUP is shell run in a
+# copy of fixtures/dat first.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/trace-cmd" <<'FAKE'
+#!/bin/sh
+# trace-cmd report -t [-R] -i FILE: FILE.report or FILE.report-R.
+raw=""
+while [ $# -gt 0 ]; do
+  case $1 in -R) raw=-R ;; -i) file=$2; shift ;; esac
+  shift
+done
+exec cat "$file.report$raw"
+FAKE
+chmod +x "$tmp/bin/trace-cmd"
+dat_case() {
+  rm -rf "$tmp/dat"
+  cp -R fixtures/dat "$tmp/dat"
+  (cd "$tmp/dat" && eval "$3")
+  d=$tmp/dat threshold=100
+  case ${4:-} in
+    json) set -- "$d/good.json" ;;
+    '') set -- "$d/good.out" "$d/good-report.txt" ;;
+    *) threshold=$4; set -- "$d/good.out" "$d/good-report.txt" ;;
+  esac
+  PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml "$threshold" "$d/graph" "$@" \
+    >"$tmp/log" 2>&1
+  verdict "trace.dat checker: $name" "$expect" $?
+}
+dat() { name=$1 expect=$2; dat_case "$@"; }
+dat correct pass :
+dat 'correct, JSON' pass : json
+dat 'a return printed twice' 'is a record of the trace.dat, printed once' \
+  "sed -i '64p' good.out"
+dat 'a slow return left out' 'returns over the threshold in the trace.dat are printed' \
+  "sed -i '70d' good.out"
+dat 'a duration 1 ns off' 'is a record of the trace.dat' \
+  "sed -i '64s/324.449 us/324.448 us/' good.out"
+dat 'a return a microsecond late' 'is a record of the trace.dat' \
+  "sed -i '64s/56.364425/56.364426/' good.out"
+dat 'a return on another cpu' 'is a record of the trace.dat' \
+  "sed -i '64s/|   1)  anonhg1/|   0)  anonhg1/' good.out"
+dat 'returns under the threshold printed' 'no return under the threshold is printed' : 200
+dat "a tracepoint's fields as trace-cmd does not print them" 'is a record of the trace.dat' \
+  "sed -i '63s/nr_reclaimed=64/nr_reclaimed=65/' good.out"
+dat 'a bound tracepoint left out' 'records the profile binds to a slow return' \
+  "sed -i '63d' good.out"
+dat "a tracepoint printed with another task's span" 'is of its pid and inside its [start, end]' \
+  "sed -n '20p' good.out >line && sed -i '20d' good.out && sed -i '63r line' good.out"
+dat 'a tracepoint printed with no span' 'printed with no span' \
+  "sed -n '63p' good.out >line && sed -i '63d' good.out && sed -i '/^super_cache_scan : /{
+r line
+N
+}' good.out"
+dat 'a slow shrink pair left out' 'shrink pairs over the threshold print both lines' \
+  "sed -i '/kswapd0-44 .*mm_shrink_slab_/d' good.out"
+dat 'a shrinker total wrong' 'shrinker totals equal' \
+  "sed -i 's/^super_cache_scan : total time = 27.006296/super_cache_scan : total time = 27.006297/' good.out"
+dat 'calls miscounted' 'shrinker totals equal' \
+  "sed -i 's/^\(super_cache_scan\[0xff3d4a2b42171430\].*calls = \)3/\14/' good.out"
+dat 'a row counts one more' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  culprit-1329 .*try_to_free_mem_cgroup_pages  *\)11 /\112 /' good-report.txt"
+dat 'a total 1 us off' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  thpflt-1336 .*try_to_free_pages .*\)67.104 /\167.105 /' good-report.txt"
+dat 'a task row missing' 'tasks and kinds with no row' "sed -i '/^  thpflt-1336 .*allocation/d' good-report.txt"
+dat 'a background row missing' 'tasks and kinds with no row' "sed -i '/^  kswapd0-44 /d' good-report.txt"
+dat 'a histogram short' 'histogram 10, stall rows 11' \
+  "sed -i '/latency of memcg reclaim/{n;s/  11 |/  10 |/}' good-report.txt"
+dat 'an order row short' 'direct reclaim: order 5, stall rows 6' \
+  "sed -i 's/^\(  direct reclaim  .*GFP_HIGHUSER_MOVABLE  *\)6 /\15 /' good-report.txt"
+dat 'no reclaim row' 'memcg reclaim: no reclaim row' "sed -i '/^  memcg reclaim    /d' good-report.txt"
+dat 'a span 1 ns early, JSON' 'is a record of the trace.dat' \
+  "sed -i 's/\"start_ns\":56364151804,/\"start_ns\":56364151803,/' good.json" json
+dat 'a tracepoint 1 ns late, JSON' 'is a record of the trace.dat' \
+  "sed -i '0,/\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\([0-9]*\)/s//\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\11/' good.json" json
+dat 'a total 1 ns off, JSON' 'task rows are the trace.dat' \
+  "sed -i 's/\"total_ns\":133992,\"max_ns\":133992,\"p99/\"total_ns\":133993,\"max_ns\":133992,\"p99/' good.json" json
+dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 96350767' \
+  "sed -i 's/\(\"type\":\"reclaim\",\"kind\":\"direct reclaim\",\"count\":6,\"total_ns\":\)96350766/\196350767/' good.json" json
+# A trace.dat trace-cmd cannot read: no verdict on the run, exit 2.
+rm -f "$tmp/dat/graph.report-R"
+PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml 100 "$tmp/dat/graph" \
+  "$tmp/dat/good.out" >"$tmp/log" 2>&1
+if [ $? = 2 ] && grep -q '^check_dat.py: trace-cmd report -R' "$tmp/log"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL trace.dat checker: a trace.dat trace-cmd cannot read is not exit 2"
+  sed 's/^/  | /' "$tmp/log"
+fi
+
 # The checks of a guest's results (check_run.sh): fixtures/results is a
 # trimmed copy of what a 6.1 guest left, with run1 of its runs. Those checks
 # that need neither allocwatch nor the kernel's package run here.
