@@ -11,12 +11,16 @@
 # boots it; the guest (tests/e2e/init.sh) runs allocwatch under a
 # memory-pressure workload (tests/e2e/memstress.c) with some of it in memory
 # cgroups laid out as Kubernetes and docker make them: as the kernel boots,
-# with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
-# and once more for half as long with JSON output; and it captures a short
-# raw trace with tracing_thresh 0. The host then checks each run and the
-# kernel with tests/e2e/check_run.sh (whose own checkers are
-# tests/e2e/check_trace.cpp, and tests/e2e/check_report.py for the stall
-# report, tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
+# reading the ring buffer raw and saving a trace.dat; with MGLRU flipped and
+# funcgraph-args/-retval on where the kernel has them, reading trace_pipe's
+# text (--source text) and saving it; and once more for half as long, raw,
+# with JSON output; it records a graph trace and an instance's events with
+# trace-cmd itself, and captures a short text trace with tracing_thresh 0.
+# The host then checks each run and the kernel with tests/e2e/check_run.sh
+# (whose own checkers are tests/e2e/check_dat.py for a raw run, against its
+# trace.dat as trace-cmd report reads it, and for a text run
+# tests/e2e/check_trace.cpp, tests/e2e/check_report.py for the stall report,
+# tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
 # kernel, run, mode, functions picked, spans per function, the report's
 # reclaim stalls and those of the cgroups, checks.
 #
@@ -455,7 +459,7 @@ show_report() {
 # workers, as check_cgroups.py did.
 report_of() {
   local s c
-  s=$(sed -n 's/^summary: //p' "$1/report-check.log" 2>/dev/null)
+  s=$(sed -n 's/^summary: //p' "$1/report-check.log" "$1/dat-check.log" 2>/dev/null)
   c=$(sed -n 's/^summary: //p' "$1/cgroup-check.log" 2>/dev/null)
   echo "${s:--}${c:+; $c}"
 }

@@ -35,7 +35,7 @@ import json
 import re
 import sys
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import yaml
 
@@ -455,6 +455,10 @@ def main():
         sys.exit(2)
     print(f"trace.dat: {len(dat.records)} records ({len(dat.unread)} other lines), "
           f"{len(dat.returns)} returns and {len(dat.pairs)} shrink pairs over the threshold")
+    for name, n in sorted(Counter(r.func for r in dat.returns).items()):
+        print(f"trace.dat: {n} returns over the threshold: {name}")
+    for name, n in sorted(Counter(shrinker_of(s) for s, _ in dat.pairs).items()):
+        print(f"trace.dat: {n} shrink pairs over the threshold: {name}")
     out = Output(args[3], dat, threshold_ns)
     check_spans(dat, out, profile)
     stalls = {}

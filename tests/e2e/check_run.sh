@@ -43,10 +43,16 @@ check() { # TEXT COMMAND...: ok when the command succeeds
 # To check more of every run, add a function to these lists: run_checks for
 # text output, json_run_checks for JSON (whose output e2e-check does not
 # read: the host's replay, which is checked as text, stands in for it).
+# A run that read the ring buffer raw saved a trace.dat, not raw.trace: its
+# output and report, text or JSON, are judged against that file as
+# trace-cmd report reads it (check_dat.py), and its replay must print the
+# same.
 run_checks=(check_graph_mode check_output check_allocator_called check_replay check_stall_report
   check_cgroups check_statuses check_restored check_no_journal)
 json_run_checks=(check_graph_mode check_json_replay check_allocator_called check_stall_report
   check_cgroups check_statuses check_restored check_no_journal)
+raw_run_checks=(check_graph_mode check_dat check_allocator_called check_dat_replay check_statuses
+  check_restored check_no_journal)
 
 # The run's output format, as the guest wrote it (text, json).
 format_of() { cat "$1/format" 2>/dev/null || echo text; }
@@ -78,6 +84,40 @@ check_allocator_called() {
   name=$(chosen_functions "$1/../check.txt" | awk 'NR == 1 { print $2 }')
   n=$(sed -n "s/^raw: \([0-9]*\) returns over threshold: $name\$/\1/p" "$1/e2e-check.log")
   check "the page allocator, $name here, returned over threshold ${n:-0} times" [ "${n:-0}" -gt 0 ]
+}
+
+# A raw run's output and report against its trace.dat, by check_dat.py; the
+# log's "raw: N returns over threshold: NAME" lines are e2e-check's, for the
+# checks and the table that count them.
+check_dat() { check_dat_of "$1" "$1/trace.dat" "$1/out.txt" "$1/report.txt"; }
+check_dat_of() { # RUN_DIR DAT OUTPUT REPORT: text output is checked with REPORT
+  local r=$1 status=0 report=()
+  [ "$(head -c 1 "$3")" = "{" ] || report=("$4")
+  "$python" "$repo/tests/e2e/check_dat.py" "$repo/configs/default.yaml" "$threshold_us" "$2" "$3" \
+    "${report[@]}" >"$r/dat-check.log" 2>&1 || status=$?
+  local verdict text
+  while read -r verdict text; do
+    result "$verdict" "$text"
+  done < <(grep -E '^(ok|FAIL) ' "$r/dat-check.log")
+  [ $status -le 1 ] || result FAIL "check_dat.py could not check $2: $(tail -n 1 "$r/dat-check.log")"
+  sed -n 's/^trace.dat: \([0-9]*\) \(returns\|shrink pairs\) over the threshold: \(.*\)/raw: \1 \2 over threshold: \3/p' \
+    "$r/dat-check.log" >"$r/e2e-check.log"
+}
+
+# allocwatch -i of the run's trace.dat on the host prints what the guest
+# printed (in JSON but for the run record: the live run knew its kernel),
+# and writes the same report.
+check_dat_replay() {
+  local r=$1 status=0 format
+  format=$(format_of "$r")
+  timeout 300 "$bin" -i "$r/trace.dat" -t "${threshold_us}us" -p "$repo/configs/default.yaml" \
+    --format "$format" --report "$r/replay-report.txt" >"$r/replay.out" 2>"$r/replay.err" || status=$?
+  check "replaying trace.dat on the host exits 0 (status $status$([ $status = 124 ] && echo ', timed out'): $(tail -n 1 "$r/replay.err"))" \
+    [ $status = 0 ]
+  check "replaying trace.dat on the host prints what the guest run printed ($(wc -l <"$r/replay.out") lines)" \
+    cmp -s <(grep -v '^{"type":"run",' "$r/out.txt") <(grep -v '^{"type":"run",' "$r/replay.out")
+  [ "$format" = json ] ||
+    check "replaying trace.dat on the host writes the same report" cmp -s "$r/report.txt" "$r/replay-report.txt"
 }
 
 check_replay() {
@@ -230,7 +270,7 @@ ring_buffer_kb() {
 # Checks of the kernel as a whole (its results directory R, kernel K, the
 # prepared kernel KDIR with its config).
 kernel_checks=(check_console check_functions check_events check_runs_present check_formats
-  check_restore_after_kill check_made_run)
+  check_trace_cmd_files check_restore_after_kill check_made_run)
 
 check_console() {
   local crashes
@@ -361,6 +401,25 @@ check_formats() {
   done
 }
 
+# The trace.dat files trace-cmd recorded in the guest: allocwatch -i of the
+# graph trace prints and reports what check_dat.py finds in it; the events
+# trace of an instance (-B) replays in events mode with its stalls reported.
+check_trace_cmd_files() {
+  local d=$1/trace-cmd status=0
+  check "trace-cmd recorded graph.dat and events.dat in the guest (status $(cat "$d/graph.status" 2>/dev/null) and $(cat "$d/events.status" 2>/dev/null))" \
+    [ "$(cat "$d/graph.status" 2>/dev/null)" = 0 -a "$(cat "$d/events.status" 2>/dev/null)" = 0 ]
+  timeout 300 "$bin" -i "$d/graph.dat" -t 100us -p "$repo/configs/default.yaml" \
+    --report "$d/graph-report.txt" >"$d/graph.out" 2>"$d/graph.err" || status=$?
+  check "allocwatch -i graph.dat exits 0 (status $status: $(tail -n 1 "$d/graph.err"))" [ $status = 0 ]
+  threshold_us=100 check_dat_of "$d" "$d/graph.dat" "$d/graph.out" "$d/graph-report.txt"
+  status=0
+  timeout 300 "$bin" -i "$d/events.dat" -t 100us -p "$repo/configs/default.yaml" \
+    >"$d/events.out" 2>"$d/events.err" || status=$?
+  check "allocwatch -i events.dat exits 0 and reports reclaim stalls timed by their begin and end events (status $status: $(grep -m 1 -E '  (direct|memcg)_reclaim  ' "$d/events.err"))" \
+    events_replayed "$status" "$d/events.err"
+}
+events_replayed() { [ "$1" = 0 ] && grep -qE '  (direct|memcg)_reclaim  ' "$2"; }
+
 # allocwatch killed with SIGKILL once set up leaves its journal, and
 # allocwatch --restore puts tracefs back from it and removes it.
 check_restore_after_kill() {
@@ -397,6 +456,7 @@ case $what in
     run_dir=$4
     shift 4
     [ "$(format_of "$run_dir")" = json ] && run_checks=("${json_run_checks[@]}")
+    [ -f "$run_dir/trace.dat" ] && run_checks=("${raw_run_checks[@]}")
     [ $# = 0 ] || run_checks=("$@")
     for fn in "${run_checks[@]}"; do "$fn" "$run_dir"; done
     ;;

@@ -3,7 +3,9 @@
 # `make e2e`): e2e-check (check_trace.cpp) and the stall report's
 # check_report.py, each given a small real-format trace, a correct output for
 # it, and outputs broken one way each, which the checker must reject for that
-# reason; check_cgroups.py, on the cgroup part of a real guest's JSON run
+# reason; check_dat.py, on a slice of a real guest's trace.dat as trace-cmd
+# report printed it, with outputs and reports broken one way each;
+# check_cgroups.py, on the cgroup part of a real guest's JSON run
 # broken one way each; and check_run.sh's checks of what a guest left, on a
 # trimmed copy of a real guest's results broken one way each.
 #   tests/e2e/run.sh BUILD_DIR
