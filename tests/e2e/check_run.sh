@@ -2,9 +2,10 @@
 # The host's checks of what an e2e guest left (scripts/vm-e2e.sh boots it,
 # tests/e2e/init.sh writes its results): of one run of allocwatch, or of the
 # kernel as a whole. The output and the stall report are judged against the
-# raw trace the guest captured by checkers of their own, not allocwatch's
-# code: e2e-check (check_trace.cpp) and check_report.py. BIN replays that
-# trace on the host, to compare with what the guest printed.
+# trace the run saved by checkers of their own, not allocwatch's code: a raw
+# run's trace.dat as trace-cmd report reads it by check_dat.py; a text run's
+# raw.trace by e2e-check (check_trace.cpp) and check_report.py. BIN replays
+# that trace on the host, to compare with what the guest printed.
 #
 #   tests/e2e/check_run.sh run BIN E2E_CHECK THRESHOLD_US RUN_DIR [CHECK...]
 #   tests/e2e/check_run.sh kernel BIN E2E_CHECK KERNEL KDIR CONSOLE RESULTS_DIR [CHECK...]
@@ -14,7 +15,9 @@
 # E2E_CHECK the built check_trace.cpp, RUN_DIR one run's results (run1, run2,
 # run3 in RESULTS_DIR), KDIR the prepared kernel (its config), CONSOLE the guest's
 # console log. CHECK... picks checks by name (default: all of run_checks or
-# kernel_checks; json_run_checks for a run whose output is JSON). Each check prints ok/FAIL lines; the last line is
+# kernel_checks; json_run_checks for a text run whose output is JSON,
+# raw_run_checks for a run that saved a trace.dat). Each check prints ok/FAIL
+# lines; the last line is
 # "checks: N passed, N failed". Exit status: 0 all passed, 1 some failed,
 # 2 bad usage. chosen-functions prints "ROLE CHOSEN|- ALTERNATIVE..." lines
 # from allocwatch --check's output.
