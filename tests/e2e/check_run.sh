@@ -54,8 +54,13 @@ run_checks=(check_graph_mode check_output check_allocator_called check_replay ch
   check_cgroups check_statuses check_restored check_no_journal)
 json_run_checks=(check_graph_mode check_json_replay check_allocator_called check_stall_report
   check_cgroups check_statuses check_restored check_no_journal)
-raw_run_checks=(check_graph_mode check_dat check_allocator_called check_dat_replay check_statuses
-  check_restored check_no_journal)
+raw_run_checks=(check_graph_mode check_dat check_allocator_called check_dat_replay check_cgroups
+  check_statuses check_restored check_no_journal)
+
+# The trace the run saved: a raw run's trace.dat, a text run's raw.trace.
+saved_trace() {
+  if [ -f "$1/trace.dat" ]; then echo "$1/trace.dat"; else echo "$1/raw.trace"; fi
+}
 
 # The run's output format, as the guest wrote it (text, json).
 format_of() { cat "$1/format" 2>/dev/null || echo text; }
@@ -176,7 +181,7 @@ check_cgroups() {
   local r=$1 status=0 json=()
   [ "$(format_of "$r")" = json ] && json=("$r/out.txt")
   "$python" "$repo/tests/e2e/check_cgroups.py" "$threshold_us" "$r/../cgroups" "$r/memstress.txt" \
-    "$r/raw.trace" "$r/report.txt" "${json[@]}" >"$r/cgroup-check.log" 2>&1 || status=$?
+    "$(saved_trace "$r")" "$r/report.txt" "${json[@]}" >"$r/cgroup-check.log" 2>&1 || status=$?
   local verdict text
   while read -r verdict text; do
     result "$verdict" "$text"

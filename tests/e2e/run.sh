@@ -159,6 +159,21 @@ $python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixt
   >"$tmp/log" 2>&1
 verdict 'report checker: no --report file' 'the --report file can be read' $?
 
+# A stand-in trace-cmd for the checkers that read a trace.dat
+# (tests/e2e/tracedat.py): it prints what the real one printed for it, kept
+# as FILE.report (`trace-cmd report -t -i FILE`) and FILE.report-R (with -R).
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/trace-cmd" <<'FAKE'
+#!/bin/sh
+raw=""
+while [ $# -gt 0 ]; do
+  case $1 in -R) raw=-R ;; -i) file=$2; shift ;; esac
+  shift
+done
+exec cat "$file.report$raw"
+FAKE
+chmod +x "$tmp/bin/trace-cmd"
+
 # The cgroup checker (check_cgroups.py): fixtures/cgroups is what a 6.1
 # guest's JSON run left of it (the cgroups made, memstress.txt, the cgroup
 # workers' slow reclaim returns of raw.trace, the report's cgroup part, the
@@ -171,15 +186,42 @@ cgroup_case() {
   (cd "$tmp/cgroups" && eval "$3")
   c=$tmp/cgroups
   json=$c/out.json
+  raw=$c/raw.trace
   [ "${4:-}" = text ] && json=
+  [ "${4:-}" = dat ] && raw=$c/raw.dat
   # shellcheck disable=SC2086 # no JSON: no word
-  $python check_cgroups.py 100 "$c/cgroups" "$c/memstress.txt" "$c/raw.trace" "$c/report.txt" \
-    $json >"$tmp/log" 2>&1
+  PATH=$tmp/bin:$PATH $python check_cgroups.py 100 "$c/cgroups" "$c/memstress.txt" "$raw" \
+    "$c/report.txt" $json >"$tmp/log" 2>&1
   verdict "cgroup checker: $1" "$2" $?
 }
 kube=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5f0c3a9e_7d21_4b6e_9c8a_1e2f3a4b5c6d.slice
 cgroup_case correct pass :
 cgroup_case 'the report alone' pass : text
+# The same returns as a trace.dat holds them (through the stand-in
+# trace-cmd below): the stalls come out the same, in exact ns.
+as_dat() { # TEXT_TRACE DAT: DAT.report and DAT.report-R of TEXT_TRACE's returns
+  $python - "$1" "$2" <<'PY'
+import re, sys
+line = re.compile(r"^\s*(\d+)\.(\d{6}) \|\s*(\d+)\)\s*(.*)-(\d+)\s*\|[^|\d]*([\d.]+) us\s*\|\s*} /\* (\w+) \*/$")
+printed, raw = ["cpus=2"], ["cpus=2"]
+for text in open(sys.argv[1]):
+    m = line.match(text)
+    if m:
+        secs, us, cpu, comm, pid, d, func = m.groups()
+        end = (int(secs) * 1_000_000 + int(us)) * 1000
+        whole, _, frac = d.partition(".")
+        start = end - (int(whole) * 1000 + int((frac + "000")[:3]))
+        head = f"{comm.strip():>16}-{pid:<7} [{int(cpu):03d}] {end // 10**9}.{end % 10**9:09d}: funcgraph_exit:"
+        printed.append(f"{head}       ! {d} us |  }}")
+        raw.append(f"{head}        func={func} depth=0 overrun=0 calltime={start:x} rettime={end:x}")
+open(sys.argv[2] + ".report", "w").write("\n".join(printed) + "\n")
+open(sys.argv[2] + ".report-R", "w").write("\n".join(raw) + "\n")
+PY
+}
+cgroup_case 'the trace as a trace.dat' pass 'as_dat raw.trace raw.dat' dat
+cgroup_case "a culprit's stall attributed to the bystander in the trace.dat" \
+  "the culprit's reclaim records are the raw trace's" \
+  "as_dat raw.trace raw.dat && sed -i '2s/culprit-1160/bystand-1161/' raw.dat.report raw.dat.report-R" dat
 cgroup_case 'the bystander made no memcg reclaim' "the bystander's pids made memcg reclaim stalls" \
   "sed -i '/bystand-1161.*try_to_free_mem_cgroup_pages/d' raw.trace"
 cgroup_case 'the culprit lived to the end' 'the culprit ended' \
@@ -226,23 +268,14 @@ cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls ar
 # prints what the real one printed: fixtures/dat/graph.report and
 # graph.report-R are `trace-cmd report -t` and `-t -R` of a 6.1 guest's
 # trace-cmd graph.dat, cut to four tasks over 90 ms; good.out,
-# good-report.txt and good.json what a raw graph run prints for those
-# records (text, --report, JSON), each changed one way.
-# dat_case NAME EXPECT SETUP [json|THRESHOLD_US]: SETUP is shell run in a
-# copy of fixtures/dat first.
-mkdir -p "$tmp/bin"
-cat >"$tmp/bin/trace-cmd" <<'FAKE'
-#!/bin/sh
-# trace-cmd report -t [-R] -i FILE: FILE.report or FILE.report-R.
-raw=""
-while [ $# -gt 0 ]; do
-  case $1 in -R) raw=-R ;; -i) file=$2; shift ;; esac
-  shift
-done
-exec cat "$file.report$raw"
-FAKE
-chmod +x "$tmp/bin/trace-cmd"
-dat_case() {
+# good-report.txt and good.json are those records as a raw graph run prints
+# them (text in src/ring/event_decoder.cpp's columns, --report, JSON; made
+# for them by hand: orders, pages and p99 are made up, the columns the checker
+# does not read), each changed one way.
+# dat NAME EXPECT SETUP [json|THRESHOLD_US]: SETUP is shell run in a copy of
+# fixtures/dat first.
+dat() {
+  name=$1 expect=$2
   rm -rf "$tmp/dat"
   cp -R fixtures/dat "$tmp/dat"
   (cd "$tmp/dat" && eval "$3")
@@ -256,7 +289,6 @@ dat_case() {
     >"$tmp/log" 2>&1
   verdict "trace.dat checker: $name" "$expect" $?
 }
-dat() { name=$1 expect=$2; dat_case "$@"; }
 dat correct pass :
 dat 'correct, JSON' pass : json
 dat 'a return printed twice' 'is a record of the trace.dat, printed once' \
