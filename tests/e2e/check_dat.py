@@ -28,7 +28,9 @@ start open per pid) that long ([start, end]). Checks, each printing one
     (text: ms rounded to 3 decimals; JSON: total_ns and max_ns exact); and
     for each kind, its histogram, its order rows and (for reclaim) its
     reclaim row count the same stalls as its stall rows (JSON: with the
-    same total_ns).
+    same total_ns); each reclaim row's pages scanned and reclaimed are the
+    nr_scanned of mm_vmscan_lru_shrink_inactive and the nr_reclaimed of the
+    kind's end events inside its stalls.
 The last line, "summary: ...", is for the VM test's table.
 """
 import json
@@ -51,6 +53,7 @@ LOST = re.compile(r"^CPU:\d+ \[LOST( \d+)? EVENTS\]$")
 TOTALS = re.compile(r"^(\S+?)(?:\[(.+)\])? : total time = (\d+)\.(\d{6}) ms, "
                     r"max latency = (\d+)\.(\d{6}) ms(?:, calls = (\d+))?$")
 SHRINK_START, SHRINK_END = "mm_shrink_slab_start", "mm_shrink_slab_end"
+LRU_SCAN = "mm_vmscan_lru_shrink_inactive"
 
 failures = 0
 
@@ -353,7 +356,7 @@ def report_from_text(path):
     total, max)}, and per kind the histogram, order and reclaim counts."""
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
-    rows, hist, orders, reclaim = {}, {}, defaultdict(int), {}
+    rows, hist, orders, reclaim, pages = {}, {}, defaultdict(int), {}, {}
     heading = ""
     for line in lines:
         if not line.startswith("  "):
@@ -370,16 +373,17 @@ def report_from_text(path):
             orders[c[0]] += int(c[3])
         elif heading.startswith("allocwatch: what slow reclaim got") and len(c) >= 3 and c[0] != "KIND":
             reclaim[c[0]] = int(c[1])
+            pages[c[0]] = (int(c[3]), int(c[4])) if len(c) >= 5 else None
         m = re.match(r"^allocwatch: latency of (.*) stalls \((\d+)\), usecs:$", heading)
         if m and re.match(r"^\[\S+, \S+\)$", " ".join(c[:1])):
             hist[m.group(1)] = hist.get(m.group(1), 0) + int(c[1].split()[0])
-    return rows, {"histogram": hist, "order": dict(orders), "reclaim": reclaim}
+    return rows, {"histogram": hist, "order": dict(orders), "reclaim": reclaim}, pages
 
 
 def report_from_json(records):
     """The same from the JSON report records, with exact ns, and per kind
     the order and reclaim tables' total_ns too."""
-    rows, counts, totals = {}, defaultdict(dict), defaultdict(lambda: defaultdict(int))
+    rows, counts, totals, pages = {}, defaultdict(dict), defaultdict(lambda: defaultdict(int)), {}
     for r in records:
         t = r.get("type")
         if t in ("stall", "background"):
@@ -392,7 +396,9 @@ def report_from_json(records):
         elif t in ("order", "reclaim"):
             counts[t][r["kind"]] = counts[t].get(r["kind"], 0) + r["count"]
             totals[t][r["kind"]] += r["total_ns"]
-    return rows, counts, totals
+            if t == "reclaim":
+                pages[r["kind"]] = (r.get("pages_scanned"), r.get("pages_reclaimed"))
+    return rows, counts, totals, pages
 
 
 def check_report(dat, profile, rows, counts, totals, exact):
@@ -441,6 +447,29 @@ def check_report(dat, profile, rows, counts, totals, exact):
     return stall_counts
 
 
+def check_pages(dat, profile, pages):
+    """The reclaim table's pages: what the records inside each slow reclaim
+    return of a task that is not background say, nr_scanned of
+    mm_vmscan_lru_shrink_inactive and nr_reclaimed of the *reclaim_end
+    events bound to its function."""
+    want = defaultdict(lambda: [0, 0])
+    for r in dat.returns:
+        kind = profile.kind_of.get(r.func)
+        if kind not in profile.reclaim or r.comm.startswith(profile.background):
+            continue
+        events, times = dat.by_pid[r.pid], dat.times[r.pid]
+        for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
+            if e.name == LRU_SCAN:
+                want[kind][0] += int(e.raw.get("nr_scanned", 0))
+            elif e.name.endswith("reclaim_end") and e.name in profile.bound.get(r.func, ()):
+                want[kind][1] += int(e.raw.get("nr_reclaimed", 0))
+    wrong = [f"{kind}: the report {have}, the trace.dat {tuple(want[kind])}"
+             for kind, have in sorted(pages.items()) if have != tuple(want[kind])]
+    result(bool(pages) and not wrong,
+           f"the pages scanned and reclaimed of each reclaim row are the trace.dat's "
+           f"({', '.join(f'{k} {tuple(want[k])}' for k in sorted(pages))}){': ' + '; '.join(wrong) if wrong else ''}")
+
+
 def main():
     args = sys.argv[1:]
     if len(args) not in (4, 5):
@@ -463,17 +492,19 @@ def main():
     check_spans(dat, out, profile)
     stalls = {}
     if out.json:
-        rows, counts, totals = report_from_json(out.records)
+        rows, counts, totals, pages = report_from_json(out.records)
         stalls = check_report(dat, profile, rows, counts, totals, exact=True)
+        check_pages(dat, profile, pages)
     else:
         check_totals(dat, out)
         if len(args) == 5:
             try:
-                rows, counts = report_from_text(args[4])
+                rows, counts, pages = report_from_text(args[4])
             except OSError as e:
-                rows, counts = {}, {"histogram": {}, "order": {}, "reclaim": {}}
+                rows, counts, pages = {}, {"histogram": {}, "order": {}, "reclaim": {}}, {}
                 result(False, f"the --report file can be read ({e.strerror})")
             stalls = check_report(dat, profile, rows, counts, {}, exact=False)
+            check_pages(dat, profile, pages)
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(stalls.items())))
     sys.exit(1 if failures else 0)
 
