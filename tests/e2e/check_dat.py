@@ -303,15 +303,15 @@ def check_spans(dat, out, profile):
            f"each of the {printed} tracepoints printed with a span is of its pid and inside its "
            f"[start, end] ({len(outside)} not{first(outside)}; {len(out.stray)} printed with no "
            f"span{first(out.stray)})")
-    unprinted, bound = [], 0
+    unprinted, bound = [], set()
     for r in dat.returns:
-        events, times = dat.by_pid[r.pid], dat.times[r.pid]
+        events, times = dat.by_pid.get(r.pid, []), dat.times.get(r.pid, [])
         for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
             if e.name in profile.bound.get(r.func, ()):
-                bound += 1
-                if e.index not in out.used:
+                if e.index not in bound and e.index not in out.used:
                     unprinted.append(f"{e.comm}-{e.pid} {e.name} at {e.ts} in {r.func}")
-    result(not unprinted, f"all {bound} records the profile binds to a slow return, of its pid and "
+                bound.add(e.index)
+    result(not unprinted, f"all {len(bound)} records the profile binds to a slow return, of its pid and "
            f"inside it, are printed ({len(unprinted)} not{first(unprinted)})")
 
 
@@ -457,7 +457,7 @@ def check_pages(dat, profile, pages):
         kind = profile.kind_of.get(r.func)
         if kind not in profile.reclaim or r.comm.startswith(profile.background):
             continue
-        events, times = dat.by_pid[r.pid], dat.times[r.pid]
+        events, times = dat.by_pid.get(r.pid, []), dat.times.get(r.pid, [])
         for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
             if e.name == LRU_SCAN:
                 want[kind][0] += int(e.raw.get("nr_scanned", 0))

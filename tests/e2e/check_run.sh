@@ -423,7 +423,7 @@ check_trace_cmd_files() {
   status=0
   timeout 300 "$bin" -i "$d/events.dat" -t 100us -p "$repo/configs/default.yaml" \
     >"$d/events.out" 2>"$d/events.err" || status=$?
-  check "allocwatch -i events.dat exits 0 and reports reclaim stalls timed by their begin and end events (status $status: $(grep -m 1 -E '  (direct|memcg)_reclaim  ' "$d/events.err"))" \
+  check "allocwatch -i events.dat exits 0 and reports reclaim stalls timed by their begin and end events (status $status: $(grep -m 1 -E '  (direct|memcg)_reclaim  ' "$d/events.err" || tail -n 1 "$d/events.err"))" \
     events_replayed "$status" "$d/events.err"
 }
 events_replayed() { [ "$1" = 0 ] && grep -qE '  (direct|memcg)_reclaim  ' "$2"; }

@@ -346,7 +346,7 @@ dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 96350767'
 rm -f "$tmp/dat/graph.report-R"
 PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml 100 "$tmp/dat/graph" \
   "$tmp/dat/good.out" >"$tmp/log" 2>&1
-if [ $? = 2 ] && grep -q '^check_dat.py: trace-cmd report -R' "$tmp/log"; then
+if [ $? = 2 ] && grep -q '^check_dat.py: trace-cmd report -t -R -i .* exited 1: ' "$tmp/log"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

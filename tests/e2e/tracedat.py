@@ -51,14 +51,15 @@ class DatError(Exception):
 
 def report(path, *options):
     """trace-cmd report's lines for PATH with OPTIONS."""
+    command = [TRACE_CMD, "report", "-t", *options, "-i", path]
     try:
-        done = subprocess.run([TRACE_CMD, "report", "-t", *options, "-i", path],
+        done = subprocess.run(command,
                               capture_output=True, text=True, errors="replace", check=False)
     except OSError as e:
         raise DatError(f"cannot run {TRACE_CMD}: {e.strerror}") from e
     if done.returncode != 0:
-        raise DatError(f"trace-cmd report {' '.join(options)} {path} exited "
-                       f"{done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+        raise DatError(f"{' '.join(command)} exited {done.returncode}: "
+                       f"{' '.join(done.stderr.strip().splitlines()[-1:])}")
     return done.stdout.splitlines()
 
 
