@@ -10,7 +10,9 @@ report's records too); REPORT the --report file of a text run. Spans, from
 DAT alone: every funcgraph_exit whose rettime - calltime is at least the
 threshold ([calltime, rettime], exact ns), and every complete
 mm_shrink_slab_start/end pair of one pid and shrinker instance (at most one
-start open per pid) that long ([start, end]). Checks, each printing one
+start open per pid) that long ([start, end]); a shrinker is named by its
+raw `shrink` (an address looked up in DAT's symbols where it prints as one)
+and its instance is its raw `shr`. Checks, each printing one
 "ok ..." or "FAIL ..." line (exit 1 if any failed, 2 if DAT cannot be read):
   - every return OUTPUT prints is one of DAT's over-threshold returns, each
     printed at most once, with its pid, cpu, comm, function, time and
@@ -41,7 +43,7 @@ from collections import Counter, defaultdict
 
 import yaml
 
-from tracedat import DatError, read_dat
+from tracedat import DatError, number, read_dat, read_functions
 
 MICRO = 1000
 # abstime | cpu) comm-pid | duration | body, as allocwatch prints graph mode.
@@ -125,6 +127,8 @@ class Dat:
     totals."""
 
     def __init__(self, path, threshold_ns):
+        self.path = path
+        self.functions = None  # read_functions(path), when a shrinker prints as an address
         self.records, self.unread = read_dat(path)
         self.returns = [r for r in self.records
                         if r.name == "funcgraph_exit" and r.duration >= threshold_ns]
@@ -141,25 +145,25 @@ class Dat:
                 open_starts[r.pid] = r
             elif r.name == SHRINK_END:
                 start = open_starts.get(r.pid)
-                if start is None or instance_of(start) != instance_of(r):
+                if start is None or start.raw.get("shr") != r.raw.get("shr"):
                     continue
                 del open_starts[r.pid]
                 d = r.ts - start.ts
-                self.totals[shrinker_of(r)].append(d)
-                self.totals[(shrinker_of(r), instance_of(r))].append(d)
+                self.totals[self.shrinker_of(r)].append(d)
+                self.totals[(self.shrinker_of(r), r.raw.get("shr", ""))].append(d)
                 if d >= threshold_ns:
                     self.pairs.append((start, r))
 
 
-def shrinker_of(rec):
-    """"super_cache_scan+0x0 0xff..: nid: 0 ..." -> super_cache_scan."""
-    return rec.info.split("+", 1)[0].strip()
-
-
-def instance_of(rec):
-    """The shrinker instance, as the print format prints it before ':'."""
-    head = rec.info.split(":", 1)[0].split()
-    return head[-1] if head else ""
+    def shrinker_of(self, rec):
+        """A shrink_slab record's shrinker: its raw `shrink`, which prints as
+        "super_cache_scan+0x0", or as an address (7.2) to look up."""
+        shrink = rec.raw.get("shrink", "")
+        if not shrink.startswith("0x"):
+            return shrink.split("+", 1)[0]
+        if self.functions is None:
+            self.functions = read_functions(self.path)
+        return self.functions.get(number(shrink), shrink)
 
 
 class Span:
@@ -346,8 +350,9 @@ def expected_rows(dat, profile):
         if r.func in profile.kind_of:
             add(r, profile.kind_of[r.func], r.func, r.duration)
     for s, e in dat.pairs:
-        add(s, profile.shrinker_kind, shrinker_of(s), e.ts - s.ts)
-        add(s, profile.shrinker_kind, f"{shrinker_of(s)}[{instance_of(s)}]", e.ts - s.ts)
+        name = dat.shrinker_of(s)
+        add(s, profile.shrinker_kind, name, e.ts - s.ts)
+        add(s, profile.shrinker_kind, f"{name}[{s.raw.get('shr', '')}]", e.ts - s.ts)
     return rows
 
 
@@ -460,9 +465,9 @@ def check_pages(dat, profile, pages):
         events, times = dat.by_pid.get(r.pid, []), dat.times.get(r.pid, [])
         for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
             if e.name == LRU_SCAN:
-                want[kind][0] += int(e.raw.get("nr_scanned", 0))
+                want[kind][0] += number(e.raw.get("nr_scanned", "0"))
             elif e.name.endswith("reclaim_end") and e.name in profile.bound.get(r.func, ()):
-                want[kind][1] += int(e.raw.get("nr_reclaimed", 0))
+                want[kind][1] += number(e.raw.get("nr_reclaimed", "0"))
     wrong = [f"{kind}: the report {have}, the trace.dat {tuple(want[kind])}"
              for kind, have in sorted(pages.items()) if have != tuple(want[kind])]
     result(bool(pages) and not wrong,
@@ -486,7 +491,7 @@ def main():
           f"{len(dat.returns)} returns and {len(dat.pairs)} shrink pairs over the threshold")
     for name, n in sorted(Counter(r.func for r in dat.returns).items()):
         print(f"trace.dat: {n} returns over the threshold: {name}")
-    for name, n in sorted(Counter(shrinker_of(s) for s, _ in dat.pairs).items()):
+    for name, n in sorted(Counter(dat.shrinker_of(s) for s, _ in dat.pairs).items()):
         print(f"trace.dat: {n} shrink pairs over the threshold: {name}")
     out = Output(args[3], dat, threshold_ns)
     check_spans(dat, out, profile)

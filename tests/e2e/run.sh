@@ -161,13 +161,14 @@ verdict 'report checker: no --report file' 'the --report file can be read' $?
 
 # A stand-in trace-cmd for the checkers that read a trace.dat
 # (tests/e2e/tracedat.py): it prints what the real one printed for it, kept
-# as FILE.report (`trace-cmd report -t -i FILE`) and FILE.report-R (with -R).
+# as FILE.report (`trace-cmd report -t -i FILE`), FILE.report-R (with -R)
+# and FILE.report-f (`-f`).
 mkdir -p "$tmp/bin"
 cat >"$tmp/bin/trace-cmd" <<'FAKE'
 #!/bin/sh
 raw=""
 while [ $# -gt 0 ]; do
-  case $1 in -R) raw=-R ;; -i) file=$2; shift ;; esac
+  case $1 in -R | -f) raw=$1 ;; -i) file=$2; shift ;; esac
   shift
 done
 exec cat "$file.report$raw"
@@ -264,14 +265,16 @@ cgroup_case "no max events in the pod slice" "the culprit's stalls are its pod s
 cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls are its own memory.max" \
   "sed -i 's|^\\(.*\"cgroup\":\"/system.slice/docker-[^\"]*\",\"stalled\".*\\)\"max\":2|\\1\"max\":0|' out.json"
 
-# The trace.dat checker (check_dat.py), through a stand-in trace-cmd that
-# prints what the real one printed: fixtures/dat/graph.report and
-# graph.report-R are `trace-cmd report -t` and `-t -R` of a 6.1 guest's
-# trace-cmd graph.dat, cut to four tasks over 90 ms; good.out,
-# good-report.txt and good.json are those records as a raw graph run prints
-# them (text in src/ring/event_decoder.cpp's columns, --report, JSON; made
-# for them by hand: orders, pages and p99 are made up, the columns the checker
-# does not read), each changed one way.
+# The trace.dat checker (check_dat.py), through the stand-in trace-cmd:
+# fixtures/dat/graph.report, graph.report-R and graph.report-f are
+# `trace-cmd report -t`, `-t -R` and `-f` of a 7.2 guest's trace-cmd
+# graph.dat, cut to four tasks over 50 ms and a slow kswapd shrink pair
+# (trace-cmd 3.1.6 cannot parse 7.2's vmscan print formats: those records
+# print their raw fields, and a shrinker prints as an address), and to the
+# symbols they name; good.out, good-report.txt and good.json are those
+# records as a raw graph run prints them (text in src/ring/event_decoder.cpp's
+# columns, --report, JSON; made for them by hand: orders and p99 are made up,
+# columns the checker does not read), each changed one way.
 # dat NAME EXPECT SETUP [json|THRESHOLD_US]: SETUP is shell run in a copy of
 # fixtures/dat first.
 dat() {
@@ -291,57 +294,61 @@ dat() {
 }
 dat correct pass :
 dat 'correct, JSON' pass : json
-dat 'a return printed twice' 'is a record of the trace.dat, printed once' \
-  "sed -i '64p' good.out"
+dat 'a return printed twice' 'is a record of the trace.dat, printed once' "sed -i '66p' good.out"
 dat 'a slow return left out' 'returns over the threshold in the trace.dat are printed' \
-  "sed -i '70d' good.out"
+  "sed -i '77d' good.out"
 dat 'a duration 1 ns off' 'is a record of the trace.dat' \
-  "sed -i '64s/324.449 us/324.448 us/' good.out"
+  "sed -i '77s/303.097 us/303.098 us/' good.out"
 dat 'a return a microsecond late' 'is a record of the trace.dat' \
-  "sed -i '64s/56.364425/56.364426/' good.out"
+  "sed -i '66s/40.472220/40.472221/' good.out"
 dat 'a return on another cpu' 'is a record of the trace.dat' \
-  "sed -i '64s/|   1)  anonhg1/|   0)  anonhg1/' good.out"
-dat 'returns under the threshold printed' 'no return under the threshold is printed' : 200
+  "sed -i '66s/|   0)  reader1/|   1)  reader1/' good.out"
+dat 'returns under the threshold printed' 'no return under the threshold is printed' : 400
 dat "a tracepoint's fields as trace-cmd does not print them" 'is a record of the trace.dat' \
-  "sed -i '63s/nr_reclaimed=64/nr_reclaimed=65/' good.out"
-dat 'a bound tracepoint left out' 'records the profile binds to a slow return' \
-  "sed -i '63d' good.out"
+  "sed -i '65s/nr_reclaimed=0x20/nr_reclaimed=0x21/' good.out"
+dat 'a bound tracepoint left out' 'records the profile binds to a slow return' "sed -i '65d' good.out"
 dat "a tracepoint printed with another task's span" 'is of its pid and inside its [start, end]' \
-  "sed -n '20p' good.out >line && sed -i '20d' good.out && sed -i '63r line' good.out"
+  "sed -n '54p' good.out >line && sed -i '54d' good.out && sed -i '65r line' good.out"
 dat 'a tracepoint printed with no span' 'printed with no span' \
-  "sed -n '63p' good.out >line && sed -i '63d' good.out && sed -i '/^super_cache_scan : /{
+  "sed -n '65p' good.out >line && sed -i '65d' good.out && sed -i '/^super_cache_scan : /{
 r line
 N
 }' good.out"
 dat 'a slow shrink pair left out' 'shrink pairs over the threshold print both lines' \
-  "sed -i '/kswapd0-44 .*mm_shrink_slab_/d' good.out"
+  "sed -i '/kswapd0-50 .*mm_shrink_slab_/d' good.out"
 dat 'a shrinker total wrong' 'shrinker totals equal' \
-  "sed -i 's/^super_cache_scan : total time = 27.006296/super_cache_scan : total time = 27.006297/' good.out"
+  "sed -i 's/^super_cache_scan : total time = 7.454478/super_cache_scan : total time = 7.454479/' good.out"
 dat 'calls miscounted' 'shrinker totals equal' \
-  "sed -i 's/^\(super_cache_scan\[0xff3d4a2b42171430\].*calls = \)3/\14/' good.out"
+  "sed -i 's/^\(super_cache_scan\[0xff259b300243c780\].*calls = \)1/\12/' good.out"
+dat "a shrinker the trace.dat's symbols do not name" 'shrinker totals equal' ': >graph.report-f'
 dat 'a row counts one more' 'task rows are the trace.dat' \
-  "sed -i 's/^\(  culprit-1329 .*try_to_free_mem_cgroup_pages  *\)11 /\112 /' good-report.txt"
+  "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt"
 dat 'a total 1 us off' 'task rows are the trace.dat' \
-  "sed -i 's/^\(  thpflt-1336 .*try_to_free_pages .*\)67.104 /\167.105 /' good-report.txt"
-dat 'a task row missing' 'tasks and kinds with no row' "sed -i '/^  thpflt-1336 .*allocation/d' good-report.txt"
-dat 'a background row missing' 'tasks and kinds with no row' "sed -i '/^  kswapd0-44 /d' good-report.txt"
-dat 'a histogram short' 'histogram 10, stall rows 11' \
-  "sed -i '/latency of memcg reclaim/{n;s/  11 |/  10 |/}' good-report.txt"
-dat 'an order row short' 'direct reclaim: order 5, stall rows 6' \
-  "sed -i 's/^\(  direct reclaim  .*GFP_HIGHUSER_MOVABLE  *\)6 /\15 /' good-report.txt"
+  "sed -i 's/^\(  reader1-1340 .*try_to_free_pages .*\)8.101 /\18.102 /' good-report.txt"
+dat 'a task row missing' 'tasks and kinds with no row' "sed -i '/^  culprit-1336 .*allocation/d' good-report.txt"
+dat 'a background row missing' 'tasks and kinds with no row' "sed -i '/^  kswapd0-50 /d' good-report.txt"
+dat "kswapd's shrinker as a stall" 'task rows are the trace.dat' \
+  "sed -i '/^  kswapd0-50 /{h;d};/^allocwatch: stalls of/{n;G}' good-report.txt"
+dat 'a histogram short' 'histogram 3, stall rows 4' \
+  "sed -i '/latency of memcg reclaim/{n;s/  4 |/  3 |/}' good-report.txt"
+dat 'an order row short' 'memcg reclaim: order 3, stall rows 4' \
+  "sed -i 's/^\(  memcg reclaim  .*GFP_HIGHUSER_MOVABLE  *\)4 /\13 /' good-report.txt"
 dat 'no reclaim row' 'memcg reclaim: no reclaim row' "sed -i '/^  memcg reclaim    /d' good-report.txt"
-dat 'pages reclaimed miscounted' 'the pages scanned and reclaimed of each reclaim row' \
-  "sed -i 's/^\(  memcg reclaim  .*  \)704 /\1703 /' good-report.txt"
+dat 'pages scanned miscounted' 'the pages scanned and reclaimed of each reclaim row' \
+  "sed -i 's/^\(  memcg reclaim  .*  \)180 /\1181 /' good-report.txt"
 dat 'pages reclaimed miscounted, JSON' 'the pages scanned and reclaimed of each reclaim row' \
-  "sed -i 's/\"pages_reclaimed\":1280/\"pages_reclaimed\":1281/' good.json" json
+  "sed -i 's/\"pages_reclaimed\":32/\"pages_reclaimed\":33/' good.json" json
 dat 'a span 1 ns early, JSON' 'is a record of the trace.dat' \
-  "sed -i 's/\"start_ns\":56364151804,/\"start_ns\":56364151803,/' good.json" json
+  "sed -i 's/\"start_ns\":40464119638,/\"start_ns\":40464119637,/' good.json" json
 dat 'a tracepoint 1 ns late, JSON' 'is a record of the trace.dat' \
   "sed -i '0,/\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\([0-9]*\)/s//\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\11/' good.json" json
 dat 'a total 1 ns off, JSON' 'task rows are the trace.dat' \
-  "sed -i 's/\"total_ns\":133992,\"max_ns\":133992,\"p99/\"total_ns\":133993,\"max_ns\":133992,\"p99/' good.json" json
-dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 96350767' \
-  "sed -i 's/\(\"type\":\"reclaim\",\"kind\":\"direct reclaim\",\"count\":6,\"total_ns\":\)96350766/\196350767/' good.json" json
+  "sed -i 's/\"total_ns\":8100540,\"max_ns\":8100540,\"p99/\"total_ns\":8100541,\"max_ns\":8100540,\"p99/' good.json" json
+dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 8100541' \
+  "sed -i 's/\(\"type\":\"reclaim\",\"kind\":\"direct reclaim\",\"count\":1,\"total_ns\":\)8100540/\18100541/' good.json" json
+dat 'a shrinker stall of another instance, JSON' 'task rows are the trace.dat' \
+  "sed -i 's/\"instance\":\"0xff259b300243c080\"/\"instance\":\"0xff259b300243c780\"/' good.json" json
+
 # A trace.dat trace-cmd cannot read: no verdict on the run, exit 2.
 rm -f "$tmp/dat/graph.report-R"
 PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml 100 "$tmp/dat/graph" \

@@ -11,7 +11,10 @@ print (trace-cmd's function graph handler) names the function and gives
 fields (`info`) and its raw ones (`raw`, strings). A file recorded from an
 instance (`-B NAME`) prefixes each line with `NAME: `, which is dropped.
 Lines that are not records (the header, lost-event notes) are counted in
-`unread`, with the first few kept for messages.
+`unread`, with the first few kept for messages. Raw numbers print in decimal
+or, for some fields and kernels, in hex with 0x: `number()` reads both.
+`read_functions(PATH)` is the file's symbol table (`trace-cmd report -f`),
+address -> name, for raw fields that print as addresses.
 """
 import re
 import subprocess
@@ -90,3 +93,22 @@ def read_dat(path):
                 raise DatError(f"a funcgraph_exit without func, calltime, rettime: {raw_text!r}") from e
         records.append(rec)
     return records, unread
+
+
+def number(text):
+    """A raw field's value: "12", "0x30"."""
+    return int(text, 16) if text.startswith("0x") else int(text)
+
+
+def read_functions(path):
+    """{address: name} of PATH's symbols ("ffffffff926271b0 super_cache_scan
+    [module]" lines)."""
+    functions = {}
+    for line in report(path, "-f"):
+        words = line.split()
+        if len(words) >= 2:
+            try:
+                functions[int(words[0], 16)] = words[1]
+            except ValueError:
+                continue
+    return functions
