@@ -14,6 +14,8 @@ start open per pid) that long ([start, end]); a shrinker is named by its
 raw `shrink` (an address looked up in DAT's symbols where it prints as one)
 and its instance is its raw `shr`. Checks, each printing one
 "ok ..." or "FAIL ..." line (exit 1 if any failed, 2 if DAT cannot be read):
+  - OUTPUT has no line but trace lines, LOST lines and shrinker totals (text),
+    or JSON records;
   - every return OUTPUT prints is one of DAT's over-threshold returns, each
     printed at most once, with its pid, cpu, comm, function, time and
     duration (text: µs in the kernel's columns, the duration's digits
@@ -188,7 +190,7 @@ class Output:
             lines = f.read().splitlines()
         self.json = bool(lines) and lines[0].startswith("{")
         self.spans, self.stray, self.unmatched, self.under = [], [], [], []
-        self.totals, self.records, self.other = [], [], 0
+        self.totals, self.records, self.other = [], [], []
         self.used = set()
         self.threshold_ns = threshold_ns
         # DAT's records by what identifies each in OUTPUT.
@@ -226,7 +228,7 @@ class Output:
                 if t:
                     self.totals.append(t)
                 elif not LOST.match(text):
-                    self.other += 1
+                    self.other.append(text)
                 continue
             secs, us, cpu, comm, pid, duration, body = m.groups()
             comm, pid, cpu = comm.strip(), int(pid), int(cpu)
@@ -254,7 +256,7 @@ class Output:
                         self.spans.append(span)
                         pending = []
             else:
-                self.other += 1
+                self.other.append(text)
         self.stray += [t for _, t in pending]
 
     def read_json(self, lines):
@@ -262,18 +264,18 @@ class Output:
             try:
                 rec = json.loads(text)
             except ValueError:
-                self.other += 1
+                self.other.append(text)
                 continue
             if rec.get("type") != "span":
                 self.records.append(rec)
                 continue
             pid, start, end = rec.get("pid"), rec.get("start_ns"), rec.get("end_ns")
             if rec.get("name") == "shrinker":
-                tps = rec.get("tracepoints", [])
-                begin = self.take(self.events, (pid, SHRINK_START, start), text) if tps else None
-                closing = self.take(self.events, (pid, SHRINK_END, end), text) if tps else None
+                # Its own two records are its first and last tracepoints.
+                begin = self.take(self.events, (pid, SHRINK_START, start), text)
+                closing = self.take(self.events, (pid, SHRINK_END, end), text)
                 span = Span(closing, begin) if begin and closing else Span(None)
-                tps = tps[1:-1]
+                tps = rec.get("tracepoints", [])[1:-1]
             else:
                 rec_ = self.take(self.returns, (pid, rec.get("name"), start, end), text)
                 span, tps = Span(rec_), rec.get("tracepoints", [])
@@ -284,6 +286,8 @@ class Output:
 
 
 def check_spans(dat, out, profile):
+    result(not out.other, f"every line of the output is a trace line, a LOST line, a shrinker total "
+           f"or a JSON record ({len(out.other)} other{first(out.other)})")
     result(not out.unmatched, f"every span and tracepoint the output prints is a record of the "
            f"trace.dat, printed once ({len(out.unmatched)} not{first(out.unmatched)})")
     result(not out.under, f"no return under the threshold is printed ({len(out.under)}{first(out.under)})")

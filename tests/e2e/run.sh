@@ -314,6 +314,9 @@ dat 'a tracepoint printed with no span' 'printed with no span' \
 r line
 N
 }' good.out"
+dat 'a line of no kind' 'every line of the output is a trace line' "sed -i '66s/^/x/' good.out"
+dat 'a slow shrink pair left out, JSON' 'shrink pairs over the threshold print both lines' \
+  "sed -i '/\"name\":\"shrinker\",\"pid\":50,/d' good.json" json
 dat 'a slow shrink pair left out' 'shrink pairs over the threshold print both lines' \
   "sed -i '/kswapd0-50 .*mm_shrink_slab_/d' good.out"
 dat 'a shrinker total wrong' 'shrinker totals equal' \
