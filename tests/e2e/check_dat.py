@@ -6,7 +6,7 @@ own --save file, or a file trace-cmd recorded that allocwatch -i replayed.
     check_dat.py PROFILE THRESHOLD_US DAT OUTPUT [REPORT]
 
 OUTPUT is allocwatch's stdout, text or JSON Lines (then it holds the stall
-report's records too); REPORT the --report file of a text run. Spans, from
+report's records too); REPORT the --report file. Spans, from
 DAT alone: every funcgraph_exit whose rettime - calltime is at least the
 threshold ([calltime, rettime], exact ns), and every complete
 mm_shrink_slab_start/end pair of one pid and shrinker instance (at most one
@@ -26,10 +26,11 @@ and its instance is its raw `shr`. Checks, each printing one
     printed with, inside that span's [start, end] (exact ns);
   - every record of DAT that the profile binds to an over-threshold
     return's function, of its pid and inside it, is printed;
-  - the shrinker totals (text) equal the sums over DAT's complete pairs;
+  - the shrinker totals (text lines, JSON records) equal the sums over DAT's
+    complete pairs, per shrinker and per instance;
   - the report: per task, kind and span (stall rows, or background rows for
     the profile's background tasks), the count, total and max DAT gives
-    (text: ms rounded to 3 decimals; JSON: total_ns and max_ns exact); and
+    (REPORT: ms rounded to 3 decimals; JSON: total_ns and max_ns exact); and
     for each kind, its histogram, its order rows and (for reclaim) its
     reclaim row count the same stalls as its stall rows (JSON: with the
     same total_ns); each reclaim row's pages scanned and reclaimed are the
@@ -323,22 +324,35 @@ def check_spans(dat, out, profile):
            f"inside it, are printed ({len(unprinted)} not{first(unprinted)})")
 
 
+def totals_of(out):
+    """OUTPUT's shrinker totals: (name, instance or None, total_ns, max_ns,
+    calls or None, as printed), from the text lines (ms with 6 decimals: ns)
+    or the JSON shrinker records."""
+    if not out.json:
+        return [(t.group(1), t.group(2), int(t.group(3)) * 1_000_000 + int(t.group(4)),
+                 int(t.group(5)) * 1_000_000 + int(t.group(6)),
+                 int(t.group(7)) if t.group(7) else None, t.group(0)) for t in out.totals]
+    totals = []
+    for r in out.records:
+        if r.get("type") == "shrinker":
+            totals.append((r["symbol"], None, r["total_ns"], r["max_ns"], r["calls"], json.dumps(r)[:120]))
+            totals += [(r["symbol"], i["instance"], i["total_ns"], i["max_ns"], i["calls"],
+                        f"{r['symbol']}[{i['instance']}]") for i in r.get("instances", [])]
+    return totals
+
+
 def check_totals(dat, out):
-    wrong, seen = [], set()
-    for t in out.totals:
-        name, instance = t.group(1), t.group(2)
+    totals, wrong, seen = totals_of(out), [], set()
+    for name, instance, total, most, calls, text in totals:
         key = (name, instance) if instance else name
         seen.add(key)
         d = dat.totals.get(key)
-        total = int(t.group(3)) * 1_000_000 + int(t.group(4))
-        most = int(t.group(5)) * 1_000_000 + int(t.group(6))
-        calls = int(t.group(7)) if t.group(7) else None
         if not d or (total, most) != (sum(d), max(d)) or calls not in (None, len(d)):
-            wrong.append(f"{t.group(0)}: the trace.dat gives "
+            wrong.append(f"{text}: the trace.dat gives "
                          + (f"{sum(d)} ns, max {max(d)} ns, {len(d)} calls" if d else "no pair"))
-    wrong += [f"{k} has no total line" for k in dat.totals if isinstance(k, str) and k not in seen]
-    result(bool(out.totals) and not wrong,
-           f"{len(out.totals)} shrinker totals equal the trace.dat's pairs ({len(wrong)} wrong{first(wrong)})")
+    wrong += [f"{k} has no total" for k in dat.totals if isinstance(k, str) and k not in seen]
+    result(bool(totals) and not wrong,
+           f"{len(totals)} shrinker totals equal the trace.dat's pairs ({len(wrong)} wrong{first(wrong)})")
 
 
 def expected_rows(dat, profile):
@@ -499,21 +513,20 @@ def main():
         print(f"trace.dat: {n} shrink pairs over the threshold: {name}")
     out = Output(args[3], dat, threshold_ns)
     check_spans(dat, out, profile)
+    check_totals(dat, out)
     stalls = {}
     if out.json:
         rows, counts, totals, pages = report_from_json(out.records)
         stalls = check_report(dat, profile, rows, counts, totals, exact=True)
         check_pages(dat, profile, pages)
-    else:
-        check_totals(dat, out)
-        if len(args) == 5:
-            try:
-                rows, counts, pages = report_from_text(args[4])
-            except OSError as e:
-                rows, counts, pages = {}, {"histogram": {}, "order": {}, "reclaim": {}}, {}
-                result(False, f"the --report file can be read ({e.strerror})")
-            stalls = check_report(dat, profile, rows, counts, {}, exact=False)
-            check_pages(dat, profile, pages)
+    if len(args) == 5:
+        try:
+            rows, counts, pages = report_from_text(args[4])
+        except OSError as e:
+            rows, counts, pages = {}, {"histogram": {}, "order": {}, "reclaim": {}}, {}
+            result(False, f"the --report file can be read ({e.strerror})")
+        stalls = check_report(dat, profile, rows, counts, {}, exact=False)
+        check_pages(dat, profile, pages)
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(stalls.items())))
     sys.exit(1 if failures else 0)
 

@@ -275,8 +275,8 @@ cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls ar
 # records as a raw graph run prints them (text in src/ring/event_decoder.cpp's
 # columns, --report, JSON; made for them by hand: orders and p99 are made up,
 # columns the checker does not read), each changed one way.
-# dat NAME EXPECT SETUP [json|THRESHOLD_US]: SETUP is shell run in a copy of
-# fixtures/dat first.
+# dat NAME EXPECT SETUP [json|json+report|THRESHOLD_US]: SETUP is shell run
+# in a copy of fixtures/dat first.
 dat() {
   name=$1 expect=$2
   rm -rf "$tmp/dat"
@@ -285,6 +285,7 @@ dat() {
   d=$tmp/dat threshold=100
   case ${4:-} in
     json) set -- "$d/good.json" ;;
+    json+report) set -- "$d/good.json" "$d/good-report.txt" ;;
     '') set -- "$d/good.out" "$d/good-report.txt" ;;
     *) threshold=$4; set -- "$d/good.out" "$d/good-report.txt" ;;
   esac
@@ -294,6 +295,11 @@ dat() {
 }
 dat correct pass :
 dat 'correct, JSON' pass : json
+dat 'correct, JSON and its --report file' pass : json+report
+dat 'a shrinker instance total 1 ns off, JSON' 'shrinker totals equal' \
+  "sed -i 's/\"total_ns\":1494701,\"max_ns\":1494701,\"calls\":1}/\"total_ns\":1494702,\"max_ns\":1494701,\"calls\":1}/' good.json" json
+dat 'a row counts one more in the --report file of a JSON run' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt" json+report
 dat 'a return printed twice' 'is a record of the trace.dat, printed once' "sed -i '66p' good.out"
 dat 'a slow return left out' 'returns over the threshold in the trace.dat are printed' \
   "sed -i '77d' good.out"
