@@ -46,6 +46,7 @@ from collections import Counter, defaultdict
 
 import yaml
 
+from report_tables import report_from_json, report_from_text
 from tracedat import DatError, number, read_dat, read_functions
 
 MICRO = 1000
@@ -372,56 +373,6 @@ def expected_rows(dat, profile):
         add(s, profile.shrinker_kind, name, e.ts - s.ts)
         add(s, profile.shrinker_kind, f"{name}[{s.raw.get('shr', '')}]", e.ts - s.ts)
     return rows
-
-
-def report_from_text(path):
-    """The --report file's tables: rows {(table, pid, kind, span): (count,
-    total, max)}, and per kind the histogram, order and reclaim counts."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
-    rows, hist, orders, reclaim, pages = {}, {}, defaultdict(int), {}, {}
-    heading = ""
-    for line in lines:
-        if not line.startswith("  "):
-            heading = line
-            continue
-        c = re.split(r"\s{2,}", line.strip())
-        if heading.startswith(("allocwatch: stalls of ", "allocwatch: background work of ")) \
-                and len(c) == 7 and c[0] != "TASK":
-            table = "stall" if heading.startswith("allocwatch: stalls") else "background"
-            pid = int(c[0].rsplit("-", 1)[1]) if "-" in c[0] else -1
-            rows[(table, pid, c[1], c[2])] = (int(c[3]), c[4], c[5])
-        elif heading.startswith("allocwatch: reclaim and compaction stalls by order") \
-                and len(c) == 6 and c[0] != "KIND":
-            orders[c[0]] += int(c[3])
-        elif heading.startswith("allocwatch: what slow reclaim got") and len(c) >= 3 and c[0] != "KIND":
-            reclaim[c[0]] = int(c[1])
-            pages[c[0]] = (int(c[3]), int(c[4])) if len(c) >= 5 else None
-        m = re.match(r"^allocwatch: latency of (.*) stalls \((\d+)\), usecs:$", heading)
-        if m and re.match(r"^\[\S+, \S+\)$", " ".join(c[:1])):
-            hist[m.group(1)] = hist.get(m.group(1), 0) + int(c[1].split()[0])
-    return rows, {"histogram": hist, "order": dict(orders), "reclaim": reclaim}, pages
-
-
-def report_from_json(records):
-    """The same from the JSON report records, with exact ns, and per kind
-    the order and reclaim tables' total_ns too."""
-    rows, counts, totals, pages = {}, defaultdict(dict), defaultdict(lambda: defaultdict(int)), {}
-    for r in records:
-        t = r.get("type")
-        if t in ("stall", "background"):
-            span = r["span"]
-            if r.get("shrinker"):
-                span = r["shrinker"] + (f"[{r['instance']}]" if r.get("instance") else "")
-            rows[(t, r["pid"], r["kind"], span)] = (r["count"], r["total_ns"], r["max_ns"])
-        elif t == "histogram":
-            counts["histogram"][r["kind"]] = sum(b["count"] for b in r["buckets"])
-        elif t in ("order", "reclaim"):
-            counts[t][r["kind"]] = counts[t].get(r["kind"], 0) + r["count"]
-            totals[t][r["kind"]] += r["total_ns"]
-            if t == "reclaim":
-                pages[r["kind"]] = (r.get("pages_scanned"), r.get("pages_reclaimed"))
-    return rows, counts, totals, pages
 
 
 def check_report(dat, profile, rows, counts, totals, exact):
