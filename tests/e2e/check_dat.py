@@ -17,7 +17,7 @@ and its instance is its raw `shr`. Checks, each printing one
   - OUTPUT has no line but trace lines, LOST lines and shrinker totals (text),
     or JSON records;
   - every return OUTPUT prints is one of DAT's over-threshold returns, each
-    printed at most once, with its pid, cpu, comm, function, time and
+    printed at most once, with its pid, cpu, function, time and
     duration (text: µs in the kernel's columns, the duration's digits
     exact to the ns printed; JSON: start_ns and end_ns exact), and every such
     return of DAT is printed; the same for the shrink pairs' two lines;
@@ -36,7 +36,10 @@ and its instance is its raw `shr`. Checks, each printing one
     same total_ns); each reclaim row's pages scanned and reclaimed are the
     nr_scanned of mm_vmscan_lru_shrink_inactive and the nr_reclaimed of the
     kind's end events inside its stalls.
-The last line, "summary: ...", is for the VM test's table.
+A task's name is not checked (a live run names it as saved_cmdlines did
+when it read its records; the trace.dat keeps the last name): the tasks
+printed under other names are listed. The last line, "summary: ...", is for
+the VM test's table.
 """
 import json
 import re
@@ -194,6 +197,7 @@ class Output:
         self.spans, self.stray, self.unmatched, self.under = [], [], [], []
         self.totals, self.records, self.other = [], [], []
         self.used = set()
+        self.comms = defaultdict(set)  # pid -> the comms its text lines print
         self.threshold_ns = threshold_ns
         # DAT's records by what identifies each in OUTPUT.
         self.returns = defaultdict(list)
@@ -201,11 +205,11 @@ class Output:
         for r in dat.records:
             if r.name == "funcgraph_exit":
                 key = (r.pid, r.func, r.calltime, r.rettime) if self.json else \
-                    (r.pid, r.cpu, r.comm[:7], r.func, r.rettime // MICRO, graph_duration(r.duration))
+                    (r.pid, r.cpu, r.func, r.rettime // MICRO, graph_duration(r.duration))
                 self.returns[key].append(r)
             else:
                 key = (r.pid, r.name, r.ts) if self.json else \
-                    (r.pid, r.cpu, r.comm[:7], r.name, r.ts // MICRO, r.info)
+                    (r.pid, r.cpu, r.name, r.ts // MICRO, r.info)
                 self.events[key].append(r)
         if self.json:
             self.read_json(lines)
@@ -233,12 +237,13 @@ class Output:
                     self.other.append(text)
                 continue
             secs, us, cpu, comm, pid, duration, body = m.groups()
-            comm, pid, cpu = comm.strip(), int(pid), int(cpu)
+            self.comms[int(pid)].add(comm.strip())
+            pid, cpu = int(pid), int(cpu)
             ts_us = int(secs) * 1_000_000 + int(us)
             ret, ev = RETURN.match(body), EVENT.match(body)
             d = DURATION.match(duration.strip())
             if ret and d:
-                rec = self.take(self.returns, (pid, cpu, comm, ret.group(1), ts_us, d.group(1)), text)
+                rec = self.take(self.returns, (pid, cpu, ret.group(1), ts_us, d.group(1)), text)
                 if rec is not None and rec.duration < self.threshold_ns:
                     self.under.append(text)
                 span = Span(rec)
@@ -246,7 +251,7 @@ class Output:
                 self.spans.append(span)
                 pending = []
             elif ev and not duration.strip():
-                rec = self.take(self.events, (pid, cpu, comm, ev.group(1), ts_us, ev.group(2)), text)
+                rec = self.take(self.events, (pid, cpu, ev.group(1), ts_us, ev.group(2)), text)
                 pending.append((rec, text))
                 if ev.group(1) == SHRINK_END and rec is not None:
                     starts = [i for i, (r, _) in enumerate(pending)
@@ -285,6 +290,17 @@ class Output:
                 t = f"{tp.get('event')} at {tp.get('ts_ns')} of {text[:80]}"
                 span.events.append((self.take(self.events, (pid, tp.get("event"), tp.get("ts_ns")), t), t))
             self.spans.append(span)
+
+
+def note_comms(dat, out):
+    """A live raw run names a task as saved_cmdlines did when it read the
+    task's records; the trace.dat keeps one name per pid, the last: tasks
+    printed under other names are said, not failed."""
+    saved = {r.pid: r.comm[:7] for r in dat.records}
+    renamed = sorted(f"{pid} {'/'.join(sorted(names))} ({saved.get(pid)} in the trace.dat)"
+                     for pid, names in out.comms.items() if names != {saved.get(pid)})
+    print(f"output: {len(renamed)} tasks printed under a name the trace.dat does not keep"
+          + (": " + ", ".join(renamed[:5]) if renamed else ""))
 
 
 def check_spans(dat, out, profile):
@@ -463,6 +479,7 @@ def main():
     for name, n in sorted(Counter(dat.shrinker_of(s) for s, _ in dat.pairs).items()):
         print(f"trace.dat: {n} shrink pairs over the threshold: {name}")
     out = Output(args[3], dat, threshold_ns)
+    note_comms(dat, out)
     check_spans(dat, out, profile)
     check_totals(dat, out)
     stalls = {}

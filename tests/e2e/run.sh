@@ -307,6 +307,9 @@ dat 'a duration 1 ns off' 'is a record of the trace.dat' \
   "sed -i '77s/303.097 us/303.098 us/' good.out"
 dat 'a return a microsecond late' 'is a record of the trace.dat' \
   "sed -i '66s/40.472220/40.472221/' good.out"
+dat 'a task named as it was before its exec' pass "sed -i '66s/reader1-1340/memstre-1340/' good.out"
+dat 'a return of another pid' 'is a record of the trace.dat' \
+  "sed -i '66s/reader1-1340/reader1-1341/' good.out"
 dat 'a return on another cpu' 'is a record of the trace.dat' \
   "sed -i '66s/|   0)  reader1/|   1)  reader1/' good.out"
 dat 'returns under the threshold printed' 'no return under the threshold is printed' : 400
