@@ -397,6 +397,17 @@ kernel_checks="check_console check_functions check_events check_restore_after_ki
 # shellcheck disable=SC2086 # the lists of checks are split into words
 {
   results_case 'a good run' pass : run $run_checks
+  # A raw run: its trace.dat (the stand-in trace-cmd prints fixtures/dat's)
+  # judged by check_dat.py.
+  f=$PWD/fixtures/dat
+  raw_run="cp $f/graph.report run1/trace.dat.report && cp $f/graph.report-R run1/trace.dat.report-R &&
+    cp $f/graph.report-f run1/trace.dat.report-f && : >run1/trace.dat &&
+    cp $f/good.out run1/out.txt && cp $f/good-report.txt run1/report.txt"
+  PATH=$tmp/bin:$PATH results_case 'a good raw run' pass "$raw_run" run check_dat
+  PATH=$tmp/bin:$PATH results_case 'a raw run that printed a return twice' \
+    'is a record of the trace.dat, printed once' "$raw_run && sed -i '66p' run1/out.txt" run check_dat
+  PATH=$tmp/bin:$PATH results_case 'a raw run whose trace.dat trace-cmd cannot read' \
+    'check_dat.py could not check' "$raw_run && rm run1/trace.dat.report-R" run check_dat
   results_case 'events mode' 'allocwatch chose graph mode' \
     "sed -i 's/graph mode/events mode/' run1/err.txt" run $run_checks
   results_case 'allocwatch failed after SIGINT' 'allocwatch exited 0 after SIGINT' \
