@@ -134,19 +134,29 @@ constexpr std::array kEvents{
                .printed = "nid=%d nr_taken=%ld nr_active=%ld nr_deactivated=%ld "
                           "nr_referenced=%ld priority=%d flags=%s",
                .source = kVmscan},
+    // pageout(): one line per page (a folio from 5.18) that reclaim writes.
     KnownEvent{.system = "vmscan",
                .name = "mm_vmscan_write_folio",
                .printed = "page=%p pfn=0x%lx flags=%s",
+               .role = EventRole::ReclaimWrite,
+               .flags_key = "flags",
                .source = kVmscan,
-               .history = "was mm_vmscan_writepage"},
+               .history = "was mm_vmscan_writepage before 5.18"},
     KnownEvent{.system = "vmscan",
                .name = "mm_vmscan_writepage",
+               .role = EventRole::ReclaimWrite,
+               .flags_key = "flags", // "page=%p pfn=%lu flags=%s" (5.10)
                .source = kVmscan,
-               .history = "renamed mm_vmscan_write_folio"},
+               .history = "renamed mm_vmscan_write_folio in 5.18"},
+    // reclaim_throttle(), since 5.16. The kernel prints usec_delayed as
+    // "usect_delayed".
     KnownEvent{.system = "vmscan",
                .name = "mm_vmscan_throttled",
                .printed = "nid=%d usec_timeout=%d usect_delayed=%d reason=%s",
-               .source = kVmscan},
+               .role = EventRole::ReclaimThrottled,
+               .delay_key = "usect_delayed",
+               .source = kVmscan,
+               .history = "new in 5.16"},
     KnownEvent{.system = "vmscan",
                .name = "mm_vmscan_reclaim_pages",
                .printed = "nid=%d nr_scanned=%ld nr_reclaimed=%ld nr_dirty=%ld nr_writeback=%ld "
@@ -176,6 +186,9 @@ constexpr std::array kEvents{
     KnownEvent{.system = "compaction",
                .name = "mm_compaction_migratepages",
                .printed = "nr_migrated=%lu nr_failed=%lu",
+               .role = EventRole::CompactMigrate,
+               .pages_key = "nr_migrated",
+               .failed_key = "nr_failed",
                .source = kCompaction},
     KnownEvent{.system = "compaction",
                .name = "mm_compaction_begin",
@@ -187,7 +200,9 @@ constexpr std::array kEvents{
                .name = "mm_compaction_end",
                .printed = "zone_start=0x%lx migrate_pfn=0x%lx free_pfn=0x%lx zone_end=0x%lx, "
                           "mode=%s status=%s",
+               .role = EventRole::CompactEnd,
                .pairs_with = "mm_compaction_begin",
+               .status_key = "status",
                .source = kCompaction},
     KnownEvent{.system = "compaction",
                .name = "mm_compaction_try_to_compact_pages",
@@ -230,6 +245,11 @@ constexpr std::array kEvents{
                .printed = kKcompactdWake,
                .role = EventRole::KcompactdWake,
                .source = kCompaction},
+};
+
+constexpr std::array<std::string_view, 9> kCompactionStatuses = {
+    "not_suitable_zone", "skipped",         "deferred",  "no_suitable_page", "continue",
+    "complete",          "partial_skipped", "contended", "success",
 };
 
 constexpr std::array<ShrinkSlabPhrase, 12> kShrinkSlabPhrases = {{
@@ -280,6 +300,16 @@ bool is_known_event_system(std::string_view system) {
   return false;
 }
 
+std::vector<std::string_view> read_keys(const KnownEvent& event) {
+  std::vector<std::string_view> keys;
+  for (const std::string_view key :
+       {event.order_key, event.gfp_key, event.pages_key, event.reclaimed_key, event.failed_key,
+        event.flags_key, event.delay_key, event.status_key})
+    if (!key.empty())
+      keys.push_back(key);
+  return keys;
+}
+
 const KnownEvent& event_of_role(EventRole role) {
   for (const KnownEvent& event : kEvents)
     if (event.role == role)
@@ -290,6 +320,14 @@ const KnownEvent& event_of_role(EventRole role) {
 EventRole event_role(std::string_view name) {
   const KnownEvent* event = known_event(name);
   return event != nullptr ? event->role : EventRole::None;
+}
+
+std::span<const std::string_view> compaction_statuses() {
+  return kCompactionStatuses;
+}
+
+bool is_sync_write(std::string_view flags) {
+  return flags.find("RECLAIM_WB_SYNC") != std::string_view::npos;
 }
 
 std::span<const ShrinkSlabPhrase> shrink_slab_phrases() {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace allocwatch {
 
@@ -31,6 +32,10 @@ enum class EventRole : std::uint8_t {
   KswapdSleep,       // kswapd goes to sleep
   KcompactdWake,     // kcompactd starts a run of compaction
   KcompactdSleep,    // kcompactd goes to sleep
+  ReclaimWrite,      // reclaim starts writeback of a dirty page (a folio from 5.18)
+  ReclaimThrottled,  // reclaim waited for writeback or progress: how long, why
+  CompactMigrate,    // compaction migrated a batch of pages: how many, how many failed
+  CompactEnd,        // a compaction run ends: how (its status)
 };
 
 struct KnownEvent {
@@ -49,8 +54,13 @@ struct KnownEvent {
   std::string_view pages_key = {}; // pages scanned or reclaimed
   // Pages reclaimed, by an event whose pages_key counts those scanned.
   std::string_view reclaimed_key = {};
-  std::string_view source = {};  // the kernel header that defines it
-  std::string_view history = {}; // renamed or dropped, and when; empty: none
+  // Pages that failed, by an event whose pages_key counts those that did not.
+  std::string_view failed_key = {};
+  std::string_view flags_key = {};  // RECLAIM_WB_* flags ("RECLAIM_WB_FILE|RECLAIM_WB_ASYNC")
+  std::string_view delay_key = {};  // microseconds waited
+  std::string_view status_key = {}; // how it ended: a compaction_statuses() name
+  std::string_view source = {};     // the kernel header that defines it
+  std::string_view history = {};    // renamed or dropped, and when; empty: none
 };
 
 // Every event of the vmscan and compaction systems that kernels 4.x to 6.18
@@ -68,12 +78,28 @@ std::string_view known_event_system(std::string_view name);
 // Whether some known event belongs to `system`.
 bool is_known_event_system(std::string_view system);
 
+// The keys of every field allocwatch reads of `event` (empty ones left out).
+std::vector<std::string_view> read_keys(const KnownEvent& event);
+
 // The first event of `role`, which is not None: the one event of
 // ShrinkSlabStart, ShrinkSlabEnd or CompactPages.
 const KnownEvent& event_of_role(EventRole role);
 
 // The role of the event called `name`; None for an unknown one.
 EventRole event_role(std::string_view name);
+
+// The names mm_compaction_end prints as its status= (enum compact_result in
+// include/linux/compaction.h), in the enum's order, from COMPACTION_STATUS in
+// include/trace/events/mmflags.h (events/compaction/mm_compaction_end/format
+// here, 6.18); early 4.x kernels print "partial" where these print
+// "success". Static storage.
+std::span<const std::string_view> compaction_statuses();
+
+// A write by reclaim that was synchronous: its flags name RECLAIM_WB_SYNC.
+// Since 3.x every kernel traces its writes RECLAIM_WB_ASYNC
+// (trace_reclaim_flags() in include/trace/events/vmscan.h: "Unused, all
+// reclaim async"), so a sync write means an older or patched kernel.
+bool is_sync_write(std::string_view flags);
 
 // A phrase mm_shrink_slab_start/end print before a value, and the name of
 // the tracepoint field it prints ("objects to shrink" 5 is

@@ -15,8 +15,9 @@ namespace {
 
 constexpr std::string_view kOtherTasks = "(other tasks)";
 constexpr std::string_view kOtherOrders = "(other)";
-constexpr std::string_view kUnknown = "?"; // an order and flags no claimed line printed
-constexpr std::size_t kBarWidth = 52;      // bpftrace's
+constexpr std::string_view kOther = "other"; // orders past a row's bound; an unknown status
+constexpr std::string_view kUnknown = "?";   // an order and flags no claimed line printed
+constexpr std::size_t kBarWidth = 52;        // bpftrace's
 
 std::string task_name(const StallRow& row) {
   if (row.other)
@@ -57,6 +58,166 @@ void write_task_table(std::ostream& out, const StallStats& stats,
   write_rows(out, rows, options.max_rows, table, add, options.width);
   if (table.drops(options.width))
     out << "  (P99_MS left out to fit the terminal: --report FILE has it)\n";
+}
+
+// The name of CompactionYield::ends[i].
+std::string_view end_name(std::size_t i) {
+  if (i == CompactionYield::kUnknownEnd)
+    return kUnknown;
+  return i == CompactionYield::kOtherEnd ? kOther : compaction_statuses()[i];
+}
+
+// "0=14 9=45 ?=1": stalls by order, the unknown order `?`, the orders past
+// OrderCounts' bound "other".
+std::string order_counts(const OrderCounts& orders) {
+  std::string text;
+  const auto put = [&text](std::string_view order, std::uint64_t count) {
+    text += (text.empty() ? "" : " ") + std::string(order) + '=' + std::to_string(count);
+  };
+  for (const OrderCount& c : orders.counts())
+    put(c.order ? std::to_string(*c.order) : std::string(kUnknown), c.count);
+  if (orders.other() > 0)
+    put(kOther, orders.other());
+  return text.empty() ? "-" : text;
+}
+
+// How compactions ended, "complete=3 success=1", in the kernel's enum order;
+// a status no kernel we know of prints is "other", an end line not claimed
+// `?`.
+std::string compaction_ends(const CompactionYield& yield) {
+  std::string text;
+  for (std::size_t i = 0; i < yield.ends.size(); ++i) {
+    if (yield.ends[i] == 0)
+      continue;
+    const std::string_view name = end_name(i);
+    text += (text.empty() ? "" : " ") + std::string(name) + '=' + std::to_string(yield.ends[i]);
+  }
+  return text.empty() ? "-" : text;
+}
+
+// Per task and kind, what its reclaim stalls got, then what its compaction
+// stalls got: the rows of `stalls` (the stall table's order) that are
+// reclaims, then those that are compactions.
+void write_yield_tables(std::ostream& out, const std::vector<const StallRow*>& stalls,
+                        const ReportTextOptions& options) {
+  std::vector<const StallRow*> reclaims;
+  std::vector<const StallRow*> compactions;
+  for (const StallRow* row : stalls) {
+    if (row->yield.reclaim)
+      reclaims.push_back(row);
+    if (row->yield.compaction)
+      compactions.push_back(row);
+  }
+  // The longest word of `texts`.
+  const auto longest = [](const std::vector<std::string>& texts) {
+    std::size_t most = 0;
+    for (const std::string& text : texts)
+      for (std::size_t at = 0; at < text.size();) {
+        const std::size_t space = std::min(text.find(' ', at), text.size());
+        most = std::max(most, space - at);
+        at = space + 1;
+      }
+    return most;
+  };
+  // On a terminal, COUNT gives way first (the stall table has it), then the
+  // numbers' headings wrap at '_', KIND and the lists at their spaces (never
+  // inside a word: a kind, a "name=count"), then TASK.
+  const auto fit = [&longest](Table& table, const std::vector<const StallRow*>& rows,
+                              std::size_t first_number, std::size_t end,
+                              std::vector<std::size_t> lists) {
+    std::vector<std::string> kinds;
+    std::vector<std::string> items;
+    for (const StallRow* row : rows) {
+      kinds.push_back(escaped(row->kind));
+      items.push_back(order_counts(row->yield.orders));
+      items.push_back(compaction_ends(row->yield.compacted));
+    }
+    table.drop_to_fit(2);
+    for (std::size_t column = first_number; column < end; ++column)
+      table.narrow_to_fit(column);
+    table.narrow_to_fit(1, longest(kinds));
+    for (const std::size_t column : lists)
+      table.narrow_to_fit(column, longest(items));
+    table.narrow_to_fit(0, 8);
+  };
+  const auto dropped = [&out, &options](const Table& table) {
+    if (table.drops(options.width))
+      out << "  (columns left out to fit the terminal: --report FILE has them)\n";
+  };
+  if (!reclaims.empty()) {
+    out << "allocwatch: what each task's slow reclaim got: its orders, pages scanned, reclaimed "
+           "and written, times throttled and ms waited:\n";
+    Table table({"TASK", "KIND", "COUNT", "ORDERS", "PAGES_SCANNED", "PAGES_RECLAIMED",
+                 "PAGES_WRITTEN", "SYNC_WRITES", "THROTTLED", "WAITED_MS"},
+                "llrlrrrrrr");
+    table.drop_to_fit(7); // SYNC_WRITES: none since 3.x (kernel/vocabulary.h)
+    fit(table, reclaims, 4, 10, {3});
+    write_rows(
+        out, reclaims, options.max_rows, table,
+        [&table](const StallRow& row) {
+          const StallYield& y = row.yield;
+          table.add({task_name(row), escaped(row.kind), std::to_string(row.durations.count()),
+                     order_counts(y.orders), std::to_string(y.figures.pages_scanned),
+                     std::to_string(y.pages_reclaimed), std::to_string(y.figures.pages_written),
+                     std::to_string(y.figures.sync_writes), std::to_string(y.figures.throttled),
+                     ms(y.figures.throttled_time)});
+        },
+        options.width);
+    dropped(table);
+  }
+  if (!compactions.empty()) {
+    out << "allocwatch: what each task's slow compaction got: its orders, pages migrated and "
+           "failed, how each run ended:\n";
+    Table table({"TASK", "KIND", "COUNT", "ORDERS", "PAGES_MIGRATED", "MIGRATE_FAILED", "ENDED"},
+                "llrlrrl");
+    fit(table, compactions, 4, 6, {6, 3});
+    write_rows(
+        out, compactions, options.max_rows, table,
+        [&table](const StallRow& row) {
+          const StallYield& y = row.yield;
+          table.add({task_name(row), escaped(row.kind), std::to_string(row.durations.count()),
+                     order_counts(y.orders), std::to_string(y.compacted.pages_migrated),
+                     std::to_string(y.compacted.migrate_failed), compaction_ends(y.compacted)});
+        },
+        options.width);
+    dropped(table);
+  }
+}
+
+// The yield of a stall row, as JSON keys after its count: its orders; a
+// reclaim's pages and throttling; a compaction's migrations and ends.
+void write_yield_json(std::ostream& out, const StallYield& yield) {
+  if (!yield.orders.empty()) {
+    out << ",\"orders\":{";
+    const char* comma = "";
+    for (const OrderCount& c : yield.orders.counts()) {
+      out << comma << '"' << (c.order ? std::to_string(*c.order) : std::string(kUnknown))
+          << "\":" << c.count;
+      comma = ",";
+    }
+    if (yield.orders.other() > 0)
+      out << comma << "\"other\":" << yield.orders.other();
+    out << '}';
+  }
+  if (yield.reclaim) {
+    const ReclaimFigures& f = yield.figures;
+    out << ",\"pages_scanned\":" << f.pages_scanned
+        << ",\"pages_reclaimed\":" << yield.pages_reclaimed
+        << ",\"pages_written\":" << f.pages_written << ",\"sync_writes\":" << f.sync_writes
+        << ",\"throttled\":" << f.throttled << ",\"throttled_ns\":" << f.throttled_time;
+  }
+  if (yield.compaction) {
+    const CompactionYield& c = yield.compacted;
+    out << ",\"pages_migrated\":" << c.pages_migrated << ",\"migrate_failed\":" << c.migrate_failed
+        << ",\"ends\":{";
+    const char* comma = "";
+    for (std::size_t i = 0; i < c.ends.size(); ++i)
+      if (c.ends[i] > 0) {
+        out << comma << '"' << end_name(i) << "\":" << c.ends[i];
+        comma = ",";
+      }
+    out << '}';
+  }
 }
 
 std::string background_names(const std::vector<std::string>& names) {
@@ -122,8 +283,9 @@ void write_row_json(std::ostream& out, const StallRow& row) {
     write_json_string(out, row.instance);
   }
   out << ",\"count\":" << row.durations.count() << ",\"total_ns\":" << row.durations.total()
-      << ",\"max_ns\":" << row.durations.max() << ",\"p99_ns\":" << row.durations.percentile(99)
-      << "}\n";
+      << ",\"max_ns\":" << row.durations.max() << ",\"p99_ns\":" << row.durations.percentile(99);
+  write_yield_json(out, row.yield);
+  out << "}\n";
 }
 
 } // namespace
@@ -185,6 +347,8 @@ void write_report_text(std::ostream& to, const StallStats& stats,
         options.width);
   }
 
+  write_yield_tables(out, stalls, options);
+
   const std::vector<ReclaimTotals> reclaim = stats.reclaim();
   if (!reclaim.empty()) {
     out << "allocwatch: what slow reclaim got for its time (pages and shrinker calls printed "
@@ -199,11 +363,11 @@ void write_report_text(std::ostream& to, const StallStats& stats,
       char share[16] = "-";
       if (totals.total > 0)
         std::snprintf(share, sizeof share, "%.1f%%",
-                      100.0 * static_cast<double>(totals.shrinker_time) /
+                      100.0 * static_cast<double>(totals.figures.shrinker_time) /
                           static_cast<double>(totals.total));
       table.add({escaped(totals.kind), std::to_string(totals.count), ms(totals.total),
-                 std::to_string(totals.pages_scanned), std::to_string(totals.pages_reclaimed),
-                 ms(totals.shrinker_time), share});
+                 std::to_string(totals.figures.pages_scanned),
+                 std::to_string(totals.pages_reclaimed), ms(totals.figures.shrinker_time), share});
     }
     table.write(out, options.width);
   }
@@ -299,9 +463,13 @@ void write_report_json(std::ostream& out, const StallStats& stats, const Backgro
     out << "{\"type\":\"reclaim\",\"kind\":";
     write_json_string(out, totals.kind);
     out << ",\"count\":" << totals.count << ",\"total_ns\":" << totals.total
-        << ",\"pages_scanned\":" << totals.pages_scanned
+        << ",\"pages_scanned\":" << totals.figures.pages_scanned
         << ",\"pages_reclaimed\":" << totals.pages_reclaimed
-        << ",\"shrinker_ns\":" << totals.shrinker_time << "}\n";
+        << ",\"shrinker_ns\":" << totals.figures.shrinker_time
+        << ",\"pages_written\":" << totals.figures.pages_written
+        << ",\"sync_writes\":" << totals.figures.sync_writes
+        << ",\"throttled\":" << totals.figures.throttled
+        << ",\"throttled_ns\":" << totals.figures.throttled_time << "}\n";
   }
   for (const KindHistogram* kind : stats.histograms()) {
     out << "{\"type\":\"histogram\",\"kind\":";

@@ -11,6 +11,16 @@
 //   allocwatch: what the background tasks did, every run, slow or not:
 //     TASK          WAKES  REWAKES  AWAKE_MS  PAGES_SCANNED  PAGES_RECLAIMED
 //   allocwatch: reclaim and compaction stalls by order and gfp flags: ...
+//   allocwatch: what each task's slow reclaim got: its orders, pages scanned, ...
+//     TASK       KIND            COUNT  ORDERS  PAGES_SCANNED  PAGES_RECLAIMED
+//       PAGES_WRITTEN  SYNC_WRITES  THROTTLED  WAITED_MS       (one line each)
+//     dd-14572   memcg reclaim      13  0=13            19183             1228
+//       284  0  68  80.000
+//   allocwatch: what each task's slow compaction got: its orders, pages migrated ...
+//     TASK        KIND        COUNT  ORDERS  PAGES_MIGRATED  MIGRATE_FAILED  ENDED
+//     memhog-173  compaction     39  -                    0               0  complete=27
+//       partial_skipped=6 contended=1 success=4 ?=1
+//   (`?`: a stall whose begin, or end, line was not claimed)
 //   allocwatch: what slow reclaim got for its time: ...
 //   allocwatch: shrinkers, every call (slow or not), largest total first: ...
 //   allocwatch: latency of allocation stalls, usecs:
@@ -24,10 +34,15 @@
 //    "count":102,"total_ns":1234567000,"max_ns":88215000,"p99_ns":61000000}
 //   {"type":"background", ...the same keys...}
 //   (a shrinker call's also "shrinker":"super_cache_scan","instance":"0000000052cfc56b")
+//   (a row with orders also "orders":{"9":16,"?":1}; a reclaim's
+//    "pages_scanned","pages_reclaimed","pages_written","sync_writes","throttled",
+//    "throttled_ns"; a compaction's "pages_migrated","migrate_failed",
+//    "ends":{"complete":27,"success":4,"?":1}: StallRow::yield)
 //   {"type":"order","kind":"direct reclaim","order":0,"gfp_flags":"GFP_HIGHUSER_MOVABLE",
 //    "count":21,"total_ns":...,"max_ns":...}
 //   {"type":"reclaim","kind":"direct reclaim","count":21,"total_ns":...,"pages_scanned":...,
-//    "pages_reclaimed":...,"shrinker_ns":...}
+//    "pages_reclaimed":...,"shrinker_ns":...,"pages_written":...,"sync_writes":...,
+//    "throttled":...,"throttled_ns":...}
 //   {"type":"background_work","pid":35,"comm":"kswapd0","wakes":149,"rewakes":3,
 //    "awake_ns":...,"pages_scanned":...,"pages_reclaimed":...}
 //   {"type":"histogram","kind":"direct reclaim","unit":"us",

@@ -42,11 +42,9 @@ template <class Row> Row& find_kind(std::vector<Row>& rows, std::string_view kin
   return row;
 }
 
-// The value of a key=value field, if it is a positive number; else 0.
-std::uint64_t positive_field(std::string_view fields, std::string_view key) {
-  const std::optional<std::string_view> value = key_value_field(fields, key);
-  const std::optional<std::int64_t> number = value ? parse_integer(*value) : std::nullopt;
-  return number && *number > 0 ? static_cast<std::uint64_t>(*number) : 0;
+bool says_compaction(EventRole role) {
+  return role == EventRole::CompactPages || role == EventRole::CompactMigrate ||
+         role == EventRole::CompactEnd;
 }
 
 } // namespace
@@ -62,6 +60,10 @@ StallSpans stall_spans(const Profile& profile) {
       put(spans.ordered);
     if (role == EventRole::ReclaimBegin || role == EventRole::ReclaimEnd)
       put(spans.reclaim);
+    if (says_compaction(role))
+      put(spans.compaction);
+    if (role == EventRole::CompactEnd)
+      put(spans.ended);
   };
   for (const Binding& binding : profile.bindings)
     for (const std::string& function : binding.functions) {
@@ -83,11 +85,6 @@ StallSpans stall_spans(const Profile& profile) {
       add(pair.name, event_role(event));
   }
   return spans;
-}
-
-void StallStats::Figures::add(const Figures& other) {
-  pages_scanned += other.pages_scanned;
-  shrinker_time += other.shrinker_time;
 }
 
 StallStats::StallStats(Limits limits, const StallSpans& spans) : limits_(limits), spans_(spans) {
@@ -116,7 +113,7 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
   // instance, with their own times.
   const bool shrinker_pair = role(points.size() - 1) == EventRole::ShrinkSlabEnd;
   if (shrinker_pair && (points.size() == 1 || role(0) == EventRole::ShrinkSlabStart))
-    add(incident.start, incident.end, {0, incident.end - incident.start});
+    add(incident.start, incident.end, {.shrinker_time = incident.end - incident.start});
   open_shrinks_.clear();
   for (std::size_t i = 0; i < points.size(); ++i) {
     const KnownEvent* const event = events_[i];
@@ -132,7 +129,14 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     case EventRole::KcompactdSleep:
       break;
     case EventRole::LruShrinkInactive:
-      add(ts, ts, {positive_field(fields, event->pages_key), 0});
+    case EventRole::ReclaimWrite:
+    case EventRole::ReclaimThrottled:
+      add(ts, ts, reclaim_figures(*event, fields));
+      break;
+    case EventRole::CompactMigrate:
+    case EventRole::CompactEnd:
+      facts.compaction = facts.compacted.read(*event, fields) || facts.compaction;
+      facts.ended = facts.ended || event->role == EventRole::CompactEnd;
       break;
     case EventRole::ShrinkSlabStart:
     case EventRole::ShrinkSlabEnd: {
@@ -148,7 +152,7 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
       if (start == open_shrinks_.rend())
         break; // its start was printed by another span, or not at all
       if (start->ts >= 0 && ts >= start->ts)
-        add(start->ts, ts, {0, ts - start->ts});
+        add(start->ts, ts, {.shrinker_time = ts - start->ts});
       open_shrinks_.erase(std::next(start).base());
       break;
     }
@@ -159,6 +163,7 @@ void StallStats::read_lines(const Incident& incident, LineFacts& facts) {
     case EventRole::ReclaimBegin:
     case EventRole::CompactPages: // the stall's order and flags
       facts.reclaim = facts.reclaim || event->role == EventRole::ReclaimBegin;
+      facts.compaction = facts.compaction || event->role == EventRole::CompactPages;
       if (facts.order)
         break;
       if (const auto order = key_value_field(fields, event->order_key))
@@ -313,10 +318,12 @@ void StallStats::fold_smallest_rows() {
                                           {},
                                           {},
                                           {},
+                                          {},
                                           {}});
       row_index_.insert(other_key, into);
     }
     into->durations.merge(folded.durations);
+    into->yield.merge(folded.yield);
     folded = StallRow{};
     free_rows_.push_back(&folded);
     --task_rows_;
@@ -336,7 +343,8 @@ StallStats::SpanClass StallStats::span_class(std::string_view span) {
   const auto named = [span](const std::vector<std::string>& names) {
     return std::find(names.begin(), names.end(), span) != names.end();
   };
-  const SpanClass known{named(spans_.ordered), named(spans_.reclaim)};
+  const SpanClass known{named(spans_.ordered), named(spans_.reclaim), named(spans_.compaction),
+                        named(spans_.ended)};
   span_classes_.emplace_back(span, known);
   return known;
 }
@@ -394,8 +402,16 @@ void StallStats::incident(const Incident& incident) {
     worst_ = WorstStall{incident.pid, row.comm, std::string(incident.kind),
                         std::string(incident.span), duration};
   const SpanClass known = span_class(intern(incident.span));
-  if (facts.order || known.ordered)
+  if (facts.order || known.ordered) {
     add_order(incident.kind, facts.order, facts.gfp_flags, duration);
+    row.yield.orders.add(facts.order);
+  }
+  if (facts.compaction || known.compaction) {
+    row.yield.compaction = true;
+    row.yield.compacted.add(facts.compacted);
+    if (known.ended && !facts.ended)
+      ++row.yield.compacted.ends[CompactionYield::kUnknownEnd];
+  }
   if (!facts.reclaim && !known.reclaim) {
     drop_counted(incident);
     hold_lines(incident); // for a reclaim stall around this one
@@ -406,9 +422,11 @@ void StallStats::incident(const Incident& incident) {
   ReclaimTotals& reclaim = find_kind(reclaim_, incident.kind);
   ++reclaim.count;
   reclaim.total += duration;
-  reclaim.pages_scanned += taken.figures.pages_scanned;
+  reclaim.figures.add(taken.figures);
   reclaim.pages_reclaimed += facts.pages_reclaimed;
-  reclaim.shrinker_time += taken.figures.shrinker_time;
+  row.yield.reclaim = true;
+  row.yield.figures.add(taken.figures);
+  row.yield.pages_reclaimed += facts.pages_reclaimed;
   if (taken.figures.any()) {
     taken.counted = true;
     hold(incident.pid, taken); // for a reclaim around this one (soft limit in direct)

@@ -1,7 +1,8 @@
 // StallStats: the stall report's numbers, aggregated from the incidents the
 // binder hands every sink: per task and kind of stall (count, total, max,
-// p99), background work apart, per kind and order and gfp flags, what slow
-// reclaim got for its time, and a log2 latency histogram per kind.
+// p99, and what the stalls got: orders, reclaim's and compaction's yield,
+// stall_yield.h), background work apart, per kind and order and gfp flags,
+// what slow reclaim got for its time, and a log2 latency histogram per kind.
 //
 // Only over-threshold spans feed it, never lines: it costs nothing per line
 // read. It reads an incident's tracepoints as the binder parsed them
@@ -19,6 +20,7 @@
 #include "bind/shrinker_stats.h"
 #include "kernel/vocabulary.h"
 #include "output/latency.h"
+#include "output/stall_yield.h"
 #include "profile/profile.h"
 #include "util/flat_map.h"
 
@@ -58,6 +60,9 @@ struct StallRow {
   std::string container_id;
   std::string pod_uid;
   LatencySketch durations;
+  // What its stalls got: their orders, and what reclaim and compaction
+  // yielded (the same lines as the reclaim table's, summed per task).
+  StallYield yield;
 };
 
 // Which spans' stalls count in the order and reclaim tables, whether or not
@@ -71,6 +76,13 @@ struct StallSpans {
   std::vector<std::string> ordered;
   // Spans bound to a reclaim begin or end event: each stall is a reclaim.
   std::vector<std::string> reclaim;
+  // Spans bound to an event that says what compaction did
+  // (mm_compaction_try_to_compact_pages, _migratepages, _end): each stall
+  // is a compaction, its yield in the compaction table.
+  std::vector<std::string> compaction;
+  // Spans bound to mm_compaction_end: a stall whose end line was not
+  // claimed ended in a way unknown (`?`).
+  std::vector<std::string> ended;
 };
 
 // The profile's spans (every kernel name of a function) by the events its
@@ -93,8 +105,8 @@ struct OrderRow {
 
 // What the reclaim stalls of one kind got for their time. A reclaim stall is
 // a stall of a StallSpans::reclaim span, or one that printed an
-// mm_vmscan_*_reclaim_begin or _end line. Its pages
-// scanned and shrinker time are those of the lines of its task printed
+// mm_vmscan_*_reclaim_begin or _end line. Its pages scanned and written,
+// its throttling and its shrinker time are those of the lines of its task printed
 // before it closed (by it, or by a slow call before it) whose timestamps lie
 // in its binding window [start - 1 us, end]: the lines DESIGN.md's rule
 // would have it claim. The line's own timestamp decides, not the nesting of
@@ -108,9 +120,8 @@ struct ReclaimTotals {
   std::string kind;
   std::uint64_t count = 0;
   Nanos total = 0;
-  std::uint64_t pages_scanned = 0;   // mm_vmscan_lru_shrink_inactive nr_scanned
+  ReclaimFigures figures;            // pages scanned, written; throttling; shrinkers
   std::uint64_t pages_reclaimed = 0; // its mm_vmscan_*_reclaim_end nr_reclaimed
-  Nanos shrinker_time = 0;           // shrink_slab start..end pairs printed
 };
 
 // A shrinker's totals over every call the run saw, slow or not (the
@@ -189,13 +200,7 @@ public:
   static constexpr std::size_t kHeldFigures = 4096;
 
 private:
-  // What figure lines (LRU scans, shrinker calls) add up to.
-  struct Figures {
-    std::uint64_t pages_scanned = 0;
-    Nanos shrinker_time = 0;
-    bool any() const { return pages_scanned || shrinker_time; }
-    void add(const Figures& other);
-  };
+  using Figures = ReclaimFigures;
   // Figures printed by lines between `first` and `last` (their timestamps),
   // held for the reclaim stall whose window holds them: one line's (or one
   // shrinker call's) that a span other than a reclaim stall printed, or,
@@ -212,6 +217,9 @@ private:
     Figures figures;
     std::uint64_t pages_reclaimed = 0; // its own *_reclaim_end lines say
     bool reclaim = false;              // it printed a *_reclaim_begin or _end line
+    CompactionYield compacted;         // its own migratepages and end lines
+    bool compaction = false;           // it printed one, or a try_to_compact_pages line
+    bool ended = false;                // it printed an mm_compaction_end line
     std::optional<std::int64_t> order;
     std::string_view gfp_flags;
   };
@@ -232,6 +240,8 @@ private:
   struct SpanClass {
     bool ordered = false;
     bool reclaim = false;
+    bool compaction = false;
+    bool ended = false;
   };
   SpanClass span_class(std::string_view span);
   HeldFigures take_held(const Incident& incident);

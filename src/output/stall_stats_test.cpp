@@ -323,9 +323,9 @@ TEST_CASE("stall stats: what reclaim got, from its lines and from the spans nest
   CHECK(reclaim[0].kind == "direct reclaim");
   CHECK(reclaim[0].count == 1);
   CHECK(reclaim[0].total == 9 * ms);
-  CHECK(reclaim[0].pages_scanned == 40);
+  CHECK(reclaim[0].figures.pages_scanned == 40);
   CHECK(reclaim[0].pages_reclaimed == 38);
-  CHECK(reclaim[0].shrinker_time == 3 * ms);
+  CHECK(reclaim[0].figures.shrinker_time == 3 * ms);
 }
 
 TEST_CASE("stall stats: a line counts for the reclaim whose window holds it, not by nesting") {
@@ -348,13 +348,13 @@ TEST_CASE("stall stats: a line counts for the reclaim whose window holds it, not
          {event(9, 2 * ms, "mm_vmscan_memcg_reclaim_end", "nr_reclaimed=64"),
           return_line("try_to_free_mem_cgroup_pages")});
   REQUIRE(f.stats.reclaim().size() == 1);
-  CHECK(f.stats.reclaim()[0].pages_scanned == 65);
+  CHECK(f.stats.reclaim()[0].figures.pages_scanned == 65);
   // A later reclaim whose window holds the lines left: they are its, once.
   f.span("try_to_free_mem_cgroup_pages", "memcg reclaim", 9, "x", 1 * ms - 10 * us, 3 * ms,
          {event(9, 3 * ms, "mm_vmscan_memcg_reclaim_end", "nr_reclaimed=1"),
           return_line("try_to_free_mem_cgroup_pages")});
   // 7 + 5 never taken, and the first reclaim's 65 (nested in this one).
-  CHECK(f.stats.reclaim()[0].pages_scanned == 65 + 77);
+  CHECK(f.stats.reclaim()[0].figures.pages_scanned == 65 + 77);
 }
 
 TEST_CASE("stall stats: events mode, a reclaim pair with its claimed lines and shrinker pairs") {
@@ -376,9 +376,9 @@ TEST_CASE("stall stats: events mode, a reclaim pair with its claimed lines and s
   const auto reclaim = f.stats.reclaim();
   REQUIRE(reclaim.size() == 1);
   CHECK(reclaim[0].kind == "memcg reclaim");
-  CHECK(reclaim[0].pages_scanned == 100); // a negative count is no count
+  CHECK(reclaim[0].figures.pages_scanned == 100); // a negative count is no count
   CHECK(reclaim[0].pages_reclaimed == 99);
-  CHECK(reclaim[0].shrinker_time == 1 * ms);
+  CHECK(reclaim[0].figures.shrinker_time == 1 * ms);
   REQUIRE(f.stats.order_rows().size() == 1);
   CHECK(f.stats.order_rows()[0]->kind == "memcg reclaim");
 }
@@ -396,7 +396,7 @@ TEST_CASE("stall stats: claimed shrinker pairs inside a span count as shrinker t
   const auto reclaim = f.stats.reclaim();
   REQUIRE(reclaim.size() == 1);
   // a: 1..5 ms, b: 2..3 ms; c's start was never printed: not counted.
-  CHECK(reclaim[0].shrinker_time == 5 * ms);
+  CHECK(reclaim[0].figures.shrinker_time == 5 * ms);
 }
 
 TEST_CASE("stall stats: held figures age out and stay bounded") {
@@ -409,7 +409,7 @@ TEST_CASE("stall stats: held figures age out and stay bounded") {
   f.span("try_to_free_pages", "direct reclaim", 7, "x", 60 * kSecond, 60 * kSecond + ms,
          {event(7, 60 * kSecond, "mm_vmscan_direct_reclaim_begin", "order=0")});
   REQUIRE(f.stats.reclaim().size() == 1);
-  CHECK(f.stats.reclaim()[0].pages_scanned == 0);
+  CHECK(f.stats.reclaim()[0].figures.pages_scanned == 0);
 }
 
 TEST_CASE("stall stats: a reclaim around more quick calls than are held still gets them all") {
@@ -423,7 +423,7 @@ TEST_CASE("stall stats: a reclaim around more quick calls than are held still ge
   f.span("try_to_free_pages", "direct reclaim", 5, "x", 1 * ms, 20 * ms,
          {event(5, 1 * ms, "mm_vmscan_direct_reclaim_begin", "order=0"), return_line("t")});
   REQUIRE(f.stats.reclaim().size() == 1);
-  CHECK(f.stats.reclaim()[0].shrinker_time == 1000 * 4 * us);
+  CHECK(f.stats.reclaim()[0].figures.shrinker_time == 1000 * 4 * us);
 }
 
 TEST_CASE("stall stats: a reclaim nested in another counts for both; reclaimed pages are its own") {
@@ -441,10 +441,10 @@ TEST_CASE("stall stats: a reclaim nested in another counts for both; reclaimed p
   const auto reclaim = f.stats.reclaim();
   REQUIRE(reclaim.size() == 2);
   CHECK(reclaim[0].kind == "direct reclaim");
-  CHECK(reclaim[0].pages_scanned == 60);
+  CHECK(reclaim[0].figures.pages_scanned == 60);
   CHECK(reclaim[0].pages_reclaimed == 45);
   CHECK(reclaim[1].kind == "memcg soft limit reclaim");
-  CHECK(reclaim[1].pages_scanned == 50);
+  CHECK(reclaim[1].figures.pages_scanned == 50);
   CHECK(reclaim[1].pages_reclaimed == 40);
 }
 
@@ -455,7 +455,7 @@ TEST_CASE("stall stats: a comm that looks like an event name does not fool the r
           "  mm_vmscan_x-8 [000] ..... 1.001000: mm_vmscan_lru_shrink_inactive: nr_scanned=7",
           "  mm_vmscan_x-8 [000] ..... 1.002000: mm_vmscan_direct_reclaim_end: nr_reclaimed=5"});
   REQUIRE(f.stats.reclaim().size() == 1);
-  CHECK(f.stats.reclaim()[0].pages_scanned == 7);
+  CHECK(f.stats.reclaim()[0].figures.pages_scanned == 7);
   CHECK(f.stats.reclaim()[0].pages_reclaimed == 5);
   REQUIRE(f.stats.order_rows().size() == 1);
   CHECK(f.stats.order_rows()[0]->order == 3);
@@ -475,7 +475,7 @@ TEST_CASE("stall stats: the figures held for thousands of tasks stay bounded, ne
          {event(tasks, tasks * us, "mm_vmscan_direct_reclaim_begin", "order=0"),
           return_line("try_to_free_pages")});
   REQUIRE(f.stats.reclaim().size() == 1);
-  CHECK(f.stats.reclaim()[0].pages_scanned == 2);
+  CHECK(f.stats.reclaim()[0].figures.pages_scanned == 2);
 }
 
 TEST_CASE("stall stats: thousands of tasks coming back find their rows through every fold") {

@@ -181,7 +181,7 @@ private:
     return true;
   }
 
-  bool check_event(const Named& event) {
+  bool check_event(const Named& event, std::size_t entry, bool optional) {
     const std::string& text = event.text;
     const auto slash = text.find('/');
     if (slash == std::string::npos) {
@@ -215,7 +215,10 @@ private:
       return fail(event.mark, in_quotes(name) + " is a " + std::string(known_system) +
                                   " event: write " +
                                   in_quotes(std::string(known_system) + "/" + name));
-    profile_.events.push_back(EventSpec{system, name, pos_of(event.mark)});
+    for (const EventSpec& earlier : profile_.events)
+      if (earlier.name == name)
+        return fail(event.mark, in_quotes(text) + " is listed twice in " + in_quotes("events"));
+    profile_.events.push_back(EventSpec{system, name, pos_of(event.mark), entry, optional});
     return true;
   }
 
@@ -223,13 +226,35 @@ private:
     const Entry* entry = find(fields, "events");
     if (!entry)
       return true;
-    std::vector<Named> events;
-    if (!read_names(*entry, events))
+    if (!read_list(*entry))
       return false;
-    for (const Named& event : events)
-      if (!check_event(event))
+    for (std::size_t place = 0; place < entry->value.size(); ++place) {
+      const YAML::Node item = entry->value[place];
+      if (!reject_empty(item, "events"))
         return false;
+      if (item.IsSequence() && item.size() == 0)
+        return fail(item.Mark(), "an empty list of alternatives: give at least one name");
+      for (std::size_t i = 0; i < (item.IsSequence() ? item.size() : 1); ++i) {
+        const YAML::Node name = item.IsSequence() ? item[i] : item;
+        if (!name.IsScalar() || name.Scalar().empty())
+          return fail(name.Mark(), std::string("an event is system/name or a list of them, not ") +
+                                       kind_of(name));
+        if (!check_event(Named{name.Scalar(), name.Mark()}, place, item.IsSequence()))
+          return false;
+      }
+    }
     return true;
+  }
+
+  // The events a binding or pair that claims `name` claims: those of its
+  // entry in `events`, whichever name this kernel has.
+  void add_with_alternatives(const std::string& name, std::vector<std::string>& out) const {
+    for (const EventSpec& event : profile_.events)
+      if (event.name == name)
+        for (const EventSpec& other : profile_.events)
+          if (other.entry == event.entry &&
+              std::find(out.begin(), out.end(), other.name) == out.end())
+            out.push_back(other.name);
   }
 
   // A reference from a binding or stall to one of the profile's functions.
@@ -297,7 +322,7 @@ private:
     for (const Named& event : events) {
       if (!check_event_ref(event))
         return false;
-      binding.events.push_back(event.text);
+      add_with_alternatives(event.text, binding.events);
     }
     binding.pos = pos_of(node.Mark());
     profile_.bindings.push_back(std::move(binding));
@@ -400,7 +425,7 @@ private:
           return fail(event.mark, "pair " + in_quotes(pair.name) + " claims its own " +
                                       (event.text == pair.begin ? "begin" : "end") +
                                       " event; its begin and end lines are printed anyway");
-        pair.claims.push_back(event.text);
+        add_with_alternatives(event.text, pair.claims);
       }
     }
     if (const Entry* shrinker = find(fields, "shrinker")) {

@@ -95,6 +95,10 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
                       "compaction/mm_compaction_begin",
                       "compaction/mm_compaction_end",
                       "compaction/mm_compaction_try_to_compact_pages",
+                      "vmscan/mm_vmscan_write_folio",
+                      "vmscan/mm_vmscan_writepage",
+                      "vmscan/mm_vmscan_throttled",
+                      "compaction/mm_compaction_migratepages",
                       "vmscan/mm_vmscan_kswapd_wake",
                       "vmscan/mm_vmscan_kswapd_sleep",
                       "compaction/mm_compaction_kcompactd_wake",
@@ -108,14 +112,18 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
         std::vector<std::pair<Names, Names>>{
             {{"try_to_free_pages"},
              {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
-              "mm_vmscan_lru_shrink_inactive"}},
+              "mm_vmscan_lru_shrink_inactive", "mm_vmscan_write_folio", "mm_vmscan_writepage",
+              "mm_vmscan_throttled"}},
             {{"try_to_free_mem_cgroup_pages"},
              {"mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end",
-              "mm_vmscan_lru_shrink_inactive"}},
+              "mm_vmscan_lru_shrink_inactive", "mm_vmscan_write_folio", "mm_vmscan_writepage",
+              "mm_vmscan_throttled"}},
             {{"shrink_inactive_list", "evict_folios", "shrink_lruvec", "shrink_node_memcg"},
-             {"mm_vmscan_lru_shrink_inactive"}},
+             {"mm_vmscan_lru_shrink_inactive", "mm_vmscan_write_folio", "mm_vmscan_writepage",
+              "mm_vmscan_throttled"}},
             {{"try_to_compact_pages"}, {"mm_compaction_try_to_compact_pages"}},
-            {{"compact_zone"}, {"mm_compaction_begin", "mm_compaction_end"}},
+            {{"compact_zone"},
+             {"mm_compaction_begin", "mm_compaction_end", "mm_compaction_migratepages"}},
         });
 
   struct PairView {
@@ -128,26 +136,31 @@ TEST_CASE("profile default.yaml is the investigation the RFC made, plus memcg re
   std::vector<PairView> pairs;
   for (const PairSpec& pair : profile.pairs)
     pairs.push_back({pair.name, pair.begin, pair.end, pair.claims, pair.shrinker, pair.modes});
-  const Names inactive{"mm_vmscan_lru_shrink_inactive"};
+  const Names inactive{"mm_vmscan_lru_shrink_inactive", "mm_vmscan_write_folio",
+                       "mm_vmscan_writepage", "mm_vmscan_throttled"};
   const std::vector<Mode> events_only{Mode::Events};
-  CHECK(pairs ==
-        std::vector<PairView>{
-            {"direct_reclaim", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
-             inactive, false, events_only},
-            {"memcg_reclaim", "mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end",
-             inactive, false, events_only},
-            {"memcg_softlimit_reclaim", "mm_vmscan_memcg_softlimit_reclaim_begin",
-             "mm_vmscan_memcg_softlimit_reclaim_end", inactive, false, events_only},
-            {"node_reclaim", "mm_vmscan_node_reclaim_begin", "mm_vmscan_node_reclaim_end", inactive,
-             false, events_only},
-            {"compaction", "mm_compaction_begin", "mm_compaction_end", {}, false, events_only},
-            {"shrinker",
-             "mm_shrink_slab_start",
-             "mm_shrink_slab_end",
-             {},
-             true,
-             {Mode::Graph, Mode::Events}},
-        });
+  CHECK(pairs == std::vector<PairView>{
+                     {"direct_reclaim", "mm_vmscan_direct_reclaim_begin",
+                      "mm_vmscan_direct_reclaim_end", inactive, false, events_only},
+                     {"memcg_reclaim", "mm_vmscan_memcg_reclaim_begin",
+                      "mm_vmscan_memcg_reclaim_end", inactive, false, events_only},
+                     {"memcg_softlimit_reclaim", "mm_vmscan_memcg_softlimit_reclaim_begin",
+                      "mm_vmscan_memcg_softlimit_reclaim_end", inactive, false, events_only},
+                     {"node_reclaim", "mm_vmscan_node_reclaim_begin", "mm_vmscan_node_reclaim_end",
+                      inactive, false, events_only},
+                     {"compaction",
+                      "mm_compaction_begin",
+                      "mm_compaction_end",
+                      {"mm_compaction_migratepages"},
+                      false,
+                      events_only},
+                     {"shrinker",
+                      "mm_shrink_slab_start",
+                      "mm_shrink_slab_end",
+                      {},
+                      true,
+                      {Mode::Graph, Mode::Events}},
+                 });
 }
 
 TEST_CASE("profile: every shipped profile loads cleanly") {
@@ -294,6 +307,41 @@ bindings:
   CHECK(profile.bindings[0].functions ==
         Names{"__alloc_pages", "__alloc_frozen_pages_noprof", "__alloc_pages_noprof"});
   CHECK(profile.bindings[1].functions == Names{"shrink_node_memcg", "shrink_lruvec"});
+}
+
+TEST_CASE("profile: an event given as a list: each kernel's name, claimed together") {
+  const Profile profile = load_ok(R"(description: d
+functions: [try_to_free_pages]
+events:
+  - vmscan/mm_vmscan_direct_reclaim_begin
+  - [vmscan/mm_vmscan_write_folio, vmscan/mm_vmscan_writepage]
+  - [vmscan/mm_vmscan_throttled]
+bindings:
+  - functions: [try_to_free_pages]
+    events: [mm_vmscan_writepage, mm_vmscan_throttled]
+pairs:
+  - name: p
+    begin: mm_vmscan_direct_reclaim_begin
+    end: mm_vmscan_throttled
+    claims: [mm_vmscan_write_folio]
+)");
+  REQUIRE(profile.events.size() == 4);
+  CHECK_FALSE(profile.events[0].optional);
+  CHECK(profile.events[1].optional);
+  CHECK(profile.events[1].entry == 1);
+  CHECK(profile.events[2].entry == 1);
+  CHECK(profile.events[3].optional);
+  CHECK(profile.events[3].entry == 2);
+  CHECK(profile.bindings[0].events ==
+        Names{"mm_vmscan_write_folio", "mm_vmscan_writepage", "mm_vmscan_throttled"});
+  CHECK(profile.pairs[0].claims == Names{"mm_vmscan_write_folio", "mm_vmscan_writepage"});
+  CHECK(load_error("description: d\nevents: [[]]\n") ==
+        "t.yaml:2:10: an empty list of alternatives: give at least one name");
+  CHECK(load_error("description: d\nevents: [[vmscan/mm_vmscan_throttled, [x]]]\n") ==
+        "t.yaml:2:39: an event is system/name or a list of them, not a list");
+  CHECK(load_error("description: d\nevents: [vmscan/mm_vmscan_throttled, "
+                   "[vmscan/mm_vmscan_throttled]]\n") ==
+        "t.yaml:2:39: 'vmscan/mm_vmscan_throttled' is listed twice in 'events'");
 }
 
 TEST_CASE("profile: a stall kind names functions under every kernel name, and pairs") {

@@ -33,11 +33,19 @@ struct FunctionSpec {
   SourcePos pos;
 };
 
-// "vmscan/mm_vmscan_direct_reclaim_begin": enabled in both modes.
+// "vmscan/mm_vmscan_direct_reclaim_begin": enabled in both modes. An entry
+// of `events` given as a list ([vmscan/mm_vmscan_write_folio,
+// vmscan/mm_vmscan_writepage]) is one event under each kernel's name, newest
+// first: a live run enables the first the kernel has, or, when it has none,
+// says so and goes without (mm_vmscan_throttled, new in 5.16, is a list of
+// one). Its events are one EventSpec each, with the entry's `entry`; the
+// bindings and pairs that claim one of them claim them all.
 struct EventSpec {
   std::string system; // "vmscan"
   std::string name;   // "mm_vmscan_direct_reclaim_begin"
   SourcePos pos;
+  std::size_t entry = 0; // its entry's place in `events`
+  bool optional = false; // given in a list: the kernel may have none of it
 };
 
 // Graph mode: when a call of `function` (any of its kernel names) returns over

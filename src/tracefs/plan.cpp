@@ -22,6 +22,13 @@ namespace allocwatch {
 
 namespace {
 
+// Whether events a and b of the profile are names of one entry given as a
+// list (EventSpec::optional).
+bool same_list(const std::vector<EventSpec>& events, std::size_t a, std::size_t b) {
+  return a < events.size() && b < events.size() && events[a].optional && events[b].optional &&
+         events[a].entry == events[b].entry;
+}
+
 constexpr const char* kDefaultTracefs = "/sys/kernel/tracing";
 
 std::vector<std::string_view> split_words(std::string_view text) {
@@ -125,7 +132,7 @@ std::vector<std::string> unprinted_fields(tracefs_instance* top, const EventSpec
   const std::size_t start = open + std::string_view("print fmt: \"").size();
   const std::string_view printed = text.substr(start, text.find('"', start) - start);
   std::vector<std::string> lacking;
-  for (const std::string_view key : {known->order_key, known->gfp_key, known->pages_key})
+  for (const std::string_view key : read_keys(*known))
     if (!key.empty() && printed.find(std::string(key) + "=") == std::string_view::npos)
       lacking.push_back(std::string(key) + "=");
   return lacking;
@@ -296,13 +303,34 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   const std::vector<std::string_view> kernel_events = split_words(*events_text);
   const std::unordered_set<std::string_view> kernel_event_set(kernel_events.begin(),
                                                               kernel_events.end());
+  // An entry given as a list is the first of its names the kernel has, or
+  // none, said.
   std::vector<std::string> missing;
-  for (const EventSpec& spec : profile.events) {
-    if (kernel_event_set.count(spec.system + ":" + spec.name) == 0)
+  std::vector<const EventSpec*> enabled;
+  for (std::size_t i = 0; i < profile.events.size(); ++i) {
+    const EventSpec& spec = profile.events[i];
+    const bool has = kernel_event_set.count(spec.system + ":" + spec.name) > 0;
+    if (spec.optional) {
+      const bool chosen =
+          !enabled.empty() && enabled.back()->optional && enabled.back()->entry == spec.entry;
+      const bool last = !same_list(profile.events, i, i + 1);
+      if (has && !chosen)
+        enabled.push_back(&spec);
+      if (last && !has && !chosen) {
+        std::vector<std::string> names;
+        for (std::size_t j = i + 1; j-- > 0 && (j == i || same_list(profile.events, j, i));)
+          names.insert(names.begin(), profile.events[j].system + "/" + profile.events[j].name);
+        warn("event " + join(names, " | ") + " is not in available_events: not traced");
+      }
+      continue;
+    }
+    if (!has)
       missing.push_back(missing.empty() ? missing_event(profile, spec, kernel_events)
                                         : spec.system + "/" + spec.name);
-    plan.events.push_back(PlannedEvent{spec.system, spec.name, spec.pos});
+    enabled.push_back(&spec);
   }
+  for (const EventSpec* spec : enabled)
+    plan.events.push_back(PlannedEvent{spec->system, spec->name, spec->pos});
   if (!missing.empty())
     return Error{missing.size() == 1 ? missing[0]
                                      : missing[0] + "; nor does it have " +
@@ -310,11 +338,11 @@ Result<Plan> make_plan(const Profile& profile, Nanos threshold, std::optional<Mo
   if (plan.events.empty() && plan.mode == Mode::Events)
     return Error{"profile '" + profile.name + "' lists no events, and events mode needs some"};
   // What an event prints is the running kernel's to say.
-  for (const EventSpec& spec : profile.events)
-    if (const std::vector<std::string> lacking = unprinted_fields(top->get(), spec);
+  for (const EventSpec* spec : enabled)
+    if (const std::vector<std::string> lacking = unprinted_fields(top->get(), *spec);
         !lacking.empty())
-      warn("event '" + spec.system + "/" + spec.name + "' prints no " + join(lacking, ", ") +
-           " on this kernel (events/" + spec.system + "/" + spec.name +
+      warn("event '" + spec->system + "/" + spec->name + "' prints no " + join(lacking, ", ") +
+           " on this kernel (events/" + spec->system + "/" + spec->name +
            "/format): the stall report goes without it");
 
   if (threshold % kMicro != 0)
@@ -379,9 +407,15 @@ void print_profile_alone(const Profile& profile, std::string_view why, std::ostr
   out << "functions: each under the first of its names available_filter_functions lists\n";
   for (const FunctionSpec& f : profile.functions)
     out << "  (" << join(f.alternatives, " | ") << ")\n";
-  out << "events:    each must be in the kernel's available_events\n";
-  for (const EventSpec& e : profile.events)
-    out << "  " << e.system << '/' << e.name << '\n';
+  out << "events:    each must be in the kernel's available_events; of a list, the first it "
+         "has, if any\n";
+  for (std::size_t i = 0; i < profile.events.size(); ++i) {
+    const EventSpec& e = profile.events[i];
+    const bool more = i > 0 && same_list(profile.events, i - 1, i);
+    out << (more ? " | " : "  ") << (e.optional && !more ? "(" : "") << e.system << '/' << e.name;
+    if (!same_list(profile.events, i, i + 1))
+      out << (e.optional ? ")" : "") << '\n';
+  }
 }
 
 } // namespace allocwatch

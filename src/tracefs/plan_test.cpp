@@ -185,6 +185,42 @@ TEST_CASE("plan: an event whose format lacks a field the report reads is warned 
         "it");
 }
 
+TEST_CASE("plan: of an event given as a list, the first name the kernel has, or none, said") {
+  FakeTracefs fake;
+  Profile profile = fake_profile();
+  profile.functions = {{{"try_to_free_pages"}, {}}};
+  // 5.10: mm_vmscan_writepage, and no mm_vmscan_throttled (new in 5.16).
+  fake.write("available_events", "vmscan:mm_vmscan_direct_reclaim_begin\n"
+                                 "vmscan:mm_vmscan_writepage\n");
+  profile.events = {{"vmscan", "mm_vmscan_direct_reclaim_begin", {}, 0, false},
+                    {"vmscan", "mm_vmscan_write_folio", {}, 1, true},
+                    {"vmscan", "mm_vmscan_writepage", {}, 1, true},
+                    {"vmscan", "mm_vmscan_throttled", {}, 2, true}};
+  Result<Plan> plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->events.size() == 2);
+  CHECK(plan->events[0].name == "mm_vmscan_direct_reclaim_begin");
+  CHECK(plan->events[1].name == "mm_vmscan_writepage");
+  REQUIRE(plan->warnings.size() == 1);
+  CHECK(plan->warnings[0] ==
+        "event vmscan/mm_vmscan_throttled is not in available_events: not traced");
+  // 6.18: the newest name wins, the older one is not enabled too.
+  fake.write("available_events", "vmscan:mm_vmscan_direct_reclaim_begin\n"
+                                 "vmscan:mm_vmscan_write_folio\nvmscan:mm_vmscan_writepage\n"
+                                 "vmscan:mm_vmscan_throttled\n");
+  plan = plan_on(fake, profile, 100 * kMicro);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->events.size() == 3);
+  CHECK(plan->events[1].name == "mm_vmscan_write_folio");
+  CHECK(plan->events[2].name == "mm_vmscan_throttled");
+  CHECK(plan->warnings.empty());
+  std::ostringstream out;
+  print_profile_alone(profile, "why", out);
+  CHECK(out.str().find("  vmscan/mm_vmscan_direct_reclaim_begin\n"
+                       "  (vmscan/mm_vmscan_write_folio | vmscan/mm_vmscan_writepage)\n"
+                       "  (vmscan/mm_vmscan_throttled)\n") != std::string::npos);
+}
+
 TEST_CASE("plan: refusing a missing event changes nothing") {
   FakeTracefs fake;
   const auto before = fake.state();

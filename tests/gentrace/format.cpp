@@ -242,6 +242,19 @@ void put_fields(std::string& s, Ev ev, int shrinker, const World& w, Rng& rng) {
     put_uint(s, rng.below(32));
     return;
   }
+  case kWriteFolio:
+    s.append("page=00000000");
+    put_hex(s, rng.below(0xffffffff), 8);
+    s.append(" pfn=0x");
+    put_hex(s, 0x1000 + rng.below(0x100000), 1);
+    s.append(rng.percent(50) ? " flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"
+                             : " flags=RECLAIM_WB_FILE|RECLAIM_WB_ASYNC");
+    return;
+  case kThrottled:
+    s.append("nid=0 usec_timeout=100000 usect_delayed=");
+    put_uint(s, rng.below(5) * 4000);
+    s.append(" reason=VMSCAN_THROTTLE_WRITEBACK");
+    return;
   case kMigratePages:
     s.append("nr_migrated=");
     put_uint(s, rng.below(512));

@@ -30,6 +30,9 @@ enum Ev : std::uint8_t {
   kTryCompact,
   kSlabStart,
   kSlabEnd,
+  kWriteFolio,
+  kThrottled,
+  kMigratePages,
   // Enabled but bound to nothing: allocwatch must leave them alone.
   kKswapdWake,
   kKswapdSleep,
@@ -38,7 +41,6 @@ enum Ev : std::uint8_t {
   kKcompactdSleep,
   kCompactFinished,
   kIsolateMigrate,
-  kMigratePages,
   kEvCount,
 };
 
@@ -57,6 +59,9 @@ inline constexpr std::string_view kEventName[kEvCount] = {
     "mm_compaction_try_to_compact_pages",
     "mm_shrink_slab_start",
     "mm_shrink_slab_end",
+    "mm_vmscan_write_folio",
+    "mm_vmscan_throttled",
+    "mm_compaction_migratepages",
     "mm_vmscan_kswapd_wake",
     "mm_vmscan_kswapd_sleep",
     "mm_vmscan_wakeup_kswapd",
@@ -64,7 +69,6 @@ inline constexpr std::string_view kEventName[kEvCount] = {
     "mm_compaction_kcompactd_sleep",
     "mm_compaction_finished",
     "mm_compaction_isolate_migratepages",
-    "mm_compaction_migratepages",
 };
 
 constexpr std::uint32_t bit(Ev e) {
@@ -91,16 +95,17 @@ enum Fn : std::uint8_t {
 // Graph mode: the tracepoints each function's over-threshold return claims
 // (configs/default.yaml's bindings). The allocator, shrink_node, shrink_slab,
 // shrink_active_list and the soft limit reclaim claim none. A reclaim claims
-// the LRU lines its inner calls were too quick to print.
+// the LRU scans, writes and throttles its inner calls were too quick to print.
+inline constexpr std::uint32_t kScan = bit(kLruInactive) | bit(kWriteFolio) | bit(kThrottled);
 inline constexpr std::uint32_t kBinding[kFnCount] = {
     0,
-    bit(kDirectBegin) | bit(kDirectEnd) | bit(kLruInactive),
-    bit(kMemcgBegin) | bit(kMemcgEnd) | bit(kLruInactive),
+    bit(kDirectBegin) | bit(kDirectEnd) | kScan,
+    bit(kMemcgBegin) | bit(kMemcgEnd) | kScan,
     0,
-    bit(kLruInactive),
-    bit(kLruInactive),
+    kScan,
+    kScan,
     bit(kTryCompact),
-    bit(kCompactBegin) | bit(kCompactEnd),
+    bit(kCompactBegin) | bit(kCompactEnd) | bit(kMigratePages),
     0,
     0,
     0,
@@ -116,11 +121,11 @@ struct Pair {
 };
 
 inline constexpr Pair kPairs[] = {
-    {kDirectBegin, kDirectEnd, bit(kLruInactive), false, false},
-    {kMemcgBegin, kMemcgEnd, bit(kLruInactive), false, false},
-    {kSoftBegin, kSoftEnd, bit(kLruInactive), false, false},
-    {kNodeBegin, kNodeEnd, bit(kLruInactive), false, false},
-    {kCompactBegin, kCompactEnd, 0, false, false},
+    {kDirectBegin, kDirectEnd, kScan, false, false},
+    {kMemcgBegin, kMemcgEnd, kScan, false, false},
+    {kSoftBegin, kSoftEnd, kScan, false, false},
+    {kNodeBegin, kNodeEnd, kScan, false, false},
+    {kCompactBegin, kCompactEnd, bit(kMigratePages), false, false},
     {kSlabStart, kSlabEnd, 0, true, true},
 };
 inline constexpr std::size_t kPairCount = std::size(kPairs);

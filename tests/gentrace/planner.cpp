@@ -129,6 +129,8 @@ public:
       if (world_.era->inactive_list_traced && rng_.percent(80)) {
         call(kShrinkInactiveList, share(b, 70), [&](Nanos b2) {
           pause(b2 * 8 / 10);
+          if (rng_.percent(20))
+            event(kWriteFolio); // pageout() of a dirty page
           event(kLruInactive);
         });
       } else {
@@ -177,6 +179,8 @@ public:
       const int lruvecs = static_cast<int>(rng_.range(1, 2));
       for (int i = 0; i < lruvecs; ++i)
         lru_scan(share(b, 45 / lruvecs));
+      if (rng_.percent(10))
+        event(kThrottled); // reclaim_throttle(): writeback, congestion
       slab_scan(b * 4 / 10);
     });
   }

@@ -14,19 +14,21 @@ are short enough for. The shrinker totals follow, from every complete pair.
 import re
 import sys
 
+# mm_vmscan_write_folio was mm_vmscan_writepage before 5.18: the profile
+# lists both as one event.
+WRITES_THROTTLES = {"mm_vmscan_write_folio", "mm_vmscan_writepage", "mm_vmscan_throttled"}
+LRU = {"mm_vmscan_lru_shrink_inactive"} | WRITES_THROTTLES
 BINDINGS = {
-    "try_to_free_pages": {
-        "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", "mm_vmscan_lru_shrink_inactive"},
-    "try_to_free_mem_cgroup_pages": {
-        "mm_vmscan_memcg_reclaim_begin", "mm_vmscan_memcg_reclaim_end", "mm_vmscan_lru_shrink_inactive"},
-    "shrink_inactive_list": {"mm_vmscan_lru_shrink_inactive"},
-    "evict_folios": {"mm_vmscan_lru_shrink_inactive"},
-    "shrink_lruvec": {"mm_vmscan_lru_shrink_inactive"},
-    "shrink_node_memcg": {"mm_vmscan_lru_shrink_inactive"},
+    "try_to_free_pages": {"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end"} | LRU,
+    "try_to_free_mem_cgroup_pages": {"mm_vmscan_memcg_reclaim_begin",
+                                     "mm_vmscan_memcg_reclaim_end"} | LRU,
+    "shrink_inactive_list": LRU,
+    "evict_folios": LRU,
+    "shrink_lruvec": LRU,
+    "shrink_node_memcg": LRU,
     "try_to_compact_pages": {"mm_compaction_try_to_compact_pages"},
-    "compact_zone": {"mm_compaction_begin", "mm_compaction_end"},
+    "compact_zone": {"mm_compaction_begin", "mm_compaction_end", "mm_compaction_migratepages"},
 }
-LRU = {"mm_vmscan_lru_shrink_inactive"}
 # name: (begin, end, claims, shrinker)
 EVENT_PAIRS = {
     "direct_reclaim": ("mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", LRU),
@@ -34,7 +36,7 @@ EVENT_PAIRS = {
     "memcg_softlimit_reclaim": ("mm_vmscan_memcg_softlimit_reclaim_begin",
                                 "mm_vmscan_memcg_softlimit_reclaim_end", LRU),
     "node_reclaim": ("mm_vmscan_node_reclaim_begin", "mm_vmscan_node_reclaim_end", LRU),
-    "compaction": ("mm_compaction_begin", "mm_compaction_end", set()),
+    "compaction": ("mm_compaction_begin", "mm_compaction_end", {"mm_compaction_migratepages"}),
     "shrink_slab": ("mm_shrink_slab_start", "mm_shrink_slab_end", set()),
 }
 GRAPH_PAIRS = {"shrink_slab": EVENT_PAIRS["shrink_slab"]}

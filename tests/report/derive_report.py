@@ -17,12 +17,20 @@ allocwatch's code), this recomputes:
     event (a reclaim begin, mm_compaction_try_to_compact_pages) whose
     begin was not claimed has order and flags null;
   - per kind of reclaim stall (a span the profile binds to a reclaim begin
-    or end event, or one that printed one): count, total, the pages scanned and
+    or end event, or one that printed one): count, total, the pages scanned,
+    pages written (sync ones apart), times throttled and time waited, and
     shrinker time of the lines of the same task printed up to it whose
     timestamps lie in its window [start - 1 us, end] (each line for the
     first reclaim stall whose window holds it, and for the reclaims whose
     windows hold that one's), and the pages reclaimed its own end line
-    printed.
+    printed;
+  - per task row, its yield: its stalls by order (as the order rows, `?`
+    where the begin was not claimed); a reclaim row, the figures above of
+    its own stalls; a compaction row (a span bound to a compaction begin's
+    try_to_compact_pages, migratepages or end event), the pages migrated and
+    failed its own lines printed and its stalls by end status (`?` for a
+    span bound to mm_compaction_end whose end line was not claimed);
+    and that the rows of each reclaim kind sum to its reclaim totals.
 and checks that every table counts the same stalls: per kind, the stall
 rows, the histogram, the order rows (a kind with ordered spans) and the
 reclaim row (a reclaim kind) have one count.
@@ -40,6 +48,12 @@ MICRO = 1000
 GRAPH_COMM_BYTES = 7
 RECLAIM_BEGIN = re.compile(r"^mm_vmscan_.*_reclaim_begin$")
 RECLAIM_END = re.compile(r"^mm_vmscan_.*_reclaim_end$")
+WRITES = {"mm_vmscan_write_folio", "mm_vmscan_writepage"}  # the name before 5.18
+COMPACTION = {"mm_compaction_try_to_compact_pages", "mm_compaction_migratepages",
+              "mm_compaction_end"}
+# COMPACTION_STATUS, include/trace/events/mmflags.h, in enum compact_result's order.
+STATUSES = ["not_suitable_zone", "skipped", "deferred", "no_suitable_page", "continue",
+            "complete", "partial_skipped", "contended", "success"]
 # "%pS %p:": a symbol in a module prints its module between the two:
 # "jbd2_journal_shrink_scan+0x0/0x130 [jbd2] 000000008f07d1a2:".
 SHRINK_END = re.compile(r" mm_shrink_slab_end: ([^+ ]+)\+\S+ (?:\[\S+\] )?(\S+):")
@@ -74,13 +88,17 @@ def load_profile(path):
     background = profile.get("background", ["kswapd", "kcompactd"])
     # Spans by the events bound to them: those whose stalls have an order,
     # those whose stalls are reclaims.
-    ordered, reclaim = set(), set()
+    ordered, reclaim, compaction, ended = set(), set(), set(), set()
 
     def classify(span, event):
         if RECLAIM_BEGIN.match(event) or event == "mm_compaction_try_to_compact_pages":
             ordered.add(span)
         if RECLAIM_BEGIN.match(event) or RECLAIM_END.match(event):
             reclaim.add(span)
+        if event in COMPACTION:
+            compaction.add(span)
+        if event == "mm_compaction_end":
+            ended.add(span)
 
     for binding in profile.get("bindings", []):
         for function in binding["functions"]:
@@ -90,7 +108,7 @@ def load_profile(path):
     for p in profile.get("pairs", []):
         for event in [p["begin"], p["end"]] + p.get("claims", []):
             classify(p["name"], event)
-    return function_kind, pair_kind, pair_end, background, ordered, reclaim
+    return function_kind, pair_kind, pair_end, background, ordered, reclaim, compaction, ended
 
 
 def is_background(comm, names):
@@ -121,31 +139,54 @@ def shrinker_of(span):
     return (None, None)
 
 
+# A figure line: (first ts, last ts, pages scanned, shrinker ns, pages
+# written, sync writes, times throttled, ns waited).
+FIGURES = 6
+
+
+def figure(first, last, scanned=0, shrinker=0, written=0, sync=0, throttled=0, waited=0):
+    return (first, last, scanned, shrinker, written, sync, throttled, waited)
+
+
 def figure_lines(span):
-    """What a span's lines add to a reclaim around them, line by line:
-    (first ts, last ts, pages scanned, shrinker ns). An LRU scan is one line;
-    a shrinker call, its start and end, paired by instance; a span that is
-    itself a shrinker call (its last line the end) is that call."""
+    """What a span's lines add to a reclaim around them, line by line. An LRU
+    scan, a write or a throttle is one line; a shrinker call, its start and
+    end, paired by instance; a span that is itself a shrinker call (its last
+    line the end) is that call."""
     figures, open_starts = [], []
     tps = span["tracepoints"]
     for i, tp in enumerate(tps):
+        ts = tp["ts_ns"]
         if tp["event"] == "mm_vmscan_lru_shrink_inactive":
             scanned = max(0, tp["fields"].get("nr_scanned", 0))
             if scanned:
-                figures.append((tp["ts_ns"], tp["ts_ns"], scanned, 0))
+                figures.append(figure(ts, ts, scanned=scanned))
+        elif tp["event"] in WRITES:
+            sync = "RECLAIM_WB_SYNC" in str(tp["fields"].get("flags", ""))
+            figures.append(figure(ts, ts, written=1, sync=int(sync)))
+        elif tp["event"] == "mm_vmscan_throttled":
+            # The kernel prints usec_delayed as usect_delayed.
+            waited = max(0, tp["fields"].get("usect_delayed", 0)) * MICRO
+            figures.append(figure(ts, ts, throttled=1, waited=waited))
         elif tp["event"] == "mm_shrink_slab_start":
             open_starts.append((tp["fields"].get("instance"), tp["ts_ns"]))
         elif tp["event"] == "mm_shrink_slab_end":
             instance = tp["fields"].get("instance")
             for j in range(len(open_starts) - 1, -1, -1):
                 if open_starts[j][0] == instance:
-                    figures.append((open_starts[j][1], tp["ts_ns"], 0, tp["ts_ns"] - open_starts[j][1]))
+                    figures.append(figure(open_starts[j][1], ts, shrinker=ts - open_starts[j][1]))
                     del open_starts[j]
                     break
             else:
                 if i == len(tps) - 1 and span["lines"][-1].find("mm_shrink_slab_end") >= 0:
-                    figures.append((span["start_ns"], span["end_ns"], 0, span["duration_ns"]))
-    return [f for f in figures if f[2] or f[3]]
+                    figures.append(figure(span["start_ns"], span["end_ns"],
+                                          shrinker=span["duration_ns"]))
+    return [f for f in figures if any(f[2:])]
+
+
+def sums(figures):
+    """The figures summed: [scanned, shrinker ns, written, sync, throttled, ns waited]."""
+    return [sum(f[2 + i] for f in figures) for i in range(FIGURES)]
 
 
 def main():
@@ -153,7 +194,7 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     (function_kind, pair_kind, pair_end, background_names, ordered_spans,
-     reclaim_spans) = load_profile(sys.argv[1])
+     reclaim_spans, compaction_spans, ended_spans) = load_profile(sys.argv[1])
     spans, report = [], defaultdict(list)
     with open(sys.argv[2], encoding="utf-8") as f:
         for line in f:
@@ -172,8 +213,12 @@ def main():
     # lines no reclaim stall took yet, and (counted) what one took, for a
     # reclaim around it. A stall that is not a reclaim drops the latter: no
     # reclaim is around an allocation.
-    reclaim_totals = defaultdict(lambda: [0, 0, 0, 0, 0])
-    held = defaultdict(list)  # pid -> [(first, last, scanned, shrinker_ns, counted)]
+    # [count, total, pages reclaimed] + sums()
+    reclaim_totals = defaultdict(lambda: [0, 0, 0] + [0] * FIGURES)
+    held = defaultdict(list)  # pid -> [figure(...) + (counted,)]
+    # Per task row, what its stalls got (the JSON keys of its stall record).
+    yields = defaultdict(lambda: {"orders": defaultdict(int), "reclaim": None,
+                                  "compaction": None})
     for span in spans:
         if span["start_ns"] < 0:
             continue
@@ -192,7 +237,8 @@ def main():
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
         duration = span["duration_ns"]
-        rows[(background, span["pid"], kind, name) + shrinker_of(span)].append(duration)
+        row_key = (background, span["pid"], kind, name) + shrinker_of(span)
+        rows[row_key].append(duration)
         # A pid is one task, named by its newest comm; `<...>` (the kernel
         # had not saved it) only while it has no other.
         if span["comm"] != "<...>" or span["pid"] not in task_comm:
@@ -203,11 +249,28 @@ def main():
         begin = next((tp for tp in span["tracepoints"]
                       if (RECLAIM_BEGIN.match(tp["event"])
                           or tp["event"] == "mm_compaction_try_to_compact_pages")), None)
+        got = yields[row_key]
         if begin is not None and isinstance(begin["fields"].get("order"), int):
             gfp = begin["fields"].get("gfp_flags", begin["fields"].get("gfp_mask", ""))
             orders[(kind, begin["fields"]["order"], gfp)].append(duration)
+            got["orders"][str(begin["fields"]["order"])] += 1
         elif name in ordered_spans:
             orders[(kind, None, None)].append(duration)
+            got["orders"]["?"] += 1
+        # A compaction: what its own lines say.
+        events = [tp["event"] for tp in span["tracepoints"]]
+        if name in compaction_spans or any(e in COMPACTION for e in events):
+            c = got["compaction"] = got["compaction"] or {
+                "pages_migrated": 0, "migrate_failed": 0, "ends": defaultdict(int)}
+            for tp in span["tracepoints"]:
+                if tp["event"] == "mm_compaction_migratepages":
+                    c["pages_migrated"] += max(0, tp["fields"].get("nr_migrated", 0))
+                    c["migrate_failed"] += max(0, tp["fields"].get("nr_failed", 0))
+                elif tp["event"] == "mm_compaction_end":
+                    status = tp["fields"].get("status")
+                    c["ends"][status if status in STATUSES else "other"] += 1
+            if name in ended_spans and "mm_compaction_end" not in events:
+                c["ends"]["?"] += 1
         window = (span["start_ns"] - MICRO, span["end_ns"])
 
         def in_window(h):
@@ -217,21 +280,26 @@ def main():
         if name not in reclaim_spans and not any(
                 RECLAIM_BEGIN.match(tp["event"]) or RECLAIM_END.match(tp["event"])
                 for tp in span["tracepoints"]):
-            held[span["pid"]] = [h for h in held[span["pid"]] if not (h[4] and in_window(h))]
+            held[span["pid"]] = [h for h in held[span["pid"]] if not (h[-1] and in_window(h))]
             held[span["pid"]] += [line + (False,) for line in lines]
             continue
         held[span["pid"]] = [h for h in held[span["pid"]] if not in_window(h)]
         taken = inside + lines
+        figures = sums(taken)
+        reclaimed = sum(max(0, tp["fields"].get("nr_reclaimed", 0)) for tp in span["tracepoints"]
+                        if RECLAIM_END.match(tp["event"]))
         t = reclaim_totals[kind]
         t[0] += 1
         t[1] += duration
-        t[2] += sum(h[2] for h in taken)
-        t[3] += sum(max(0, tp["fields"].get("nr_reclaimed", 0)) for tp in span["tracepoints"]
-                    if RECLAIM_END.match(tp["event"]))
-        t[4] += sum(h[3] for h in taken)
+        t[2] += reclaimed
+        for i, value in enumerate(figures):
+            t[3 + i] += value
+        r = got["reclaim"] = got["reclaim"] or [0] * (1 + FIGURES)
+        r[0] += reclaimed
+        for i, value in enumerate(figures):
+            r[1 + i] += value
         if taken:  # for a reclaim whose window holds this one's
-            held[span["pid"]].append((window[0], window[1], sum(h[2] for h in taken),
-                                      sum(h[3] for h in taken), True))
+            held[span["pid"]].append(figure(*window, *figures) + (True,))
 
     # Stall and background rows.
     got, twice = {}, []
@@ -294,11 +362,47 @@ def main():
           ("" if have_orders == want_orders else f": derived {want_orders}, reported {have_orders}"))
 
     # What reclaim got (summed above, span by span).
+    figure_keys = ["pages_scanned", "shrinker_ns", "pages_written", "sync_writes", "throttled",
+                   "throttled_ns"]
     want = dict(reclaim_totals)
-    have = {r["kind"]: [r["count"], r["total_ns"], r["pages_scanned"], r["pages_reclaimed"],
-                        r["shrinker_ns"]] for r in report["reclaim"]}
+    have = {r["kind"]: [r["count"], r["total_ns"], r["pages_reclaimed"]] +
+            [r[k] for k in figure_keys] for r in report["reclaim"]}
     check(have == want, f"reclaim totals of {sorted(want)}" +
           ("" if have == want else f": derived {want}, reported {have}"))
+
+    # Each task row's yield, and the rows of a reclaim kind summing to its totals.
+    yield_keys = ["orders", "pages_scanned", "pages_reclaimed", "pages_written", "sync_writes",
+                  "throttled", "throttled_ns", "pages_migrated", "migrate_failed", "ends"]
+    row_keys = ["pages_reclaimed", "pages_scanned", "pages_written", "sync_writes", "throttled",
+                "throttled_ns"]
+    wrong, row_sums = [], defaultdict(lambda: [0] * len(row_keys))
+    for key, r in got.items():
+        if key[0]:
+            continue  # background work has no yield
+        y = yields[key]
+        derived = {}
+        if y["orders"]:
+            derived["orders"] = dict(y["orders"])
+        if y["reclaim"]:
+            derived["pages_reclaimed"] = y["reclaim"][0]
+            derived.update((k, v) for k, v in zip(figure_keys, y["reclaim"][1:])
+                           if k != "shrinker_ns")
+        if y["compaction"]:
+            derived.update(y["compaction"], ends=dict(y["compaction"]["ends"]))
+        reported = {k: r[k] for k in yield_keys if k in r}
+        if reported != derived:
+            wrong.append((key, reported, derived))
+        if "pages_reclaimed" in r:
+            for i, k in enumerate(row_keys):
+                row_sums[r["kind"]][i] += r[k]
+    check(not wrong, f"the yield of {len(got)} task rows" + (f": {wrong[:2]}" if wrong else ""))
+    # The reported rows of a reclaim kind add up to its reported totals.
+    totals_of = {r["kind"]: [r[k] for k in row_keys] for r in report["reclaim"]}
+    uneven = {kind: (row, totals_of.get(kind)) for kind, row in row_sums.items()
+              if row != totals_of.get(kind)}
+    check(not uneven and set(row_sums) == set(totals_of),
+          f"the rows of {len(totals_of)} reclaim kinds sum to their totals"
+          + (f": {uneven}" if uneven else ""))
 
     # The run's own record: one, with what the run was.
     runs = report["run"]

@@ -40,7 +40,8 @@ derive() {
 }
 
 # --- second computations on the real traces ---------------------------------
-for trace in graph-6.1-thresh100 graph-6.1-thresh0 events-6.18-dropcaches-compact; do
+for trace in graph-6.1-thresh100 graph-6.1-thresh0 events-6.18-dropcaches-compact \
+  events-6.18-memcg-swap-writeback; do
   for t in 1us 100us 1ms; do
     derive "$trace -t $t" "$traces/$trace.txt" "$t"
   done
@@ -136,7 +137,7 @@ fi
 # An 80-column terminal: no line of the report or the counts is wider
 # (tables give way, other lines are cut); a file keeps every line whole.
 for case in "graph-6.1-thresh100 1ms" "graph-6.1-thresh100 100us" "graph-6.1-thresh0 20us" \
-  "events-6.18-dropcaches-compact 5us"; do
+  "events-6.18-dropcaches-compact 5us" "events-6.18-memcg-swap-writeback 1us"; do
   set -- $case
   on_pty "$tmp/pty80" "stty cols 80; $bin -p $profile -i $traces/$1.txt -t $2 > $tmp/pty.out"
   widest=$(tr -d '\r' <"$tmp/pty80" | grep -v '^Script \(started\|done\)' |
