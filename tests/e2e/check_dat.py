@@ -35,7 +35,9 @@ and its instance is its raw `shr`. Checks, each printing one
     reclaim row count the same stalls as its stall rows (JSON: with the
     same total_ns); each reclaim row's pages scanned and reclaimed are the
     nr_scanned of mm_vmscan_lru_shrink_inactive and the nr_reclaimed of the
-    kind's end events inside its stalls.
+    kind's end events inside its stalls; what each task's slow reclaim and
+    compaction got counts its stalls (its orders each once) with its own
+    such pages, and every task with reclaim stalls has it.
 A task's name is not checked (a live run names it as saved_cmdlines did
 when it read its records; the trace.dat keeps the last name): the tasks
 printed under other names are listed. The last line, "summary: ...", is for
@@ -437,11 +439,11 @@ def check_report(dat, profile, rows, counts, totals, exact):
     return stall_counts
 
 
-def check_pages(dat, profile, pages):
-    """The reclaim table's pages: what the records inside each slow reclaim
-    return of a task that is not background say, nr_scanned of
-    mm_vmscan_lru_shrink_inactive and nr_reclaimed of the *reclaim_end
-    events bound to its function."""
+def reclaim_pages(dat, profile):
+    """(pid, kind) -> [pages scanned, pages reclaimed] inside the slow reclaim
+    returns of tasks that are not background: nr_scanned of
+    mm_vmscan_lru_shrink_inactive, nr_reclaimed of the *reclaim_end events
+    bound to the return's function."""
     want = defaultdict(lambda: [0, 0])
     for r in dat.returns:
         kind = profile.kind_of.get(r.func)
@@ -450,14 +452,47 @@ def check_pages(dat, profile, pages):
         events, times = dat.by_pid.get(r.pid, []), dat.times.get(r.pid, [])
         for e in events[bisect_left(times, r.calltime):bisect_right(times, r.rettime)]:
             if e.name == LRU_SCAN:
-                want[kind][0] += number(e.raw.get("nr_scanned", "0"))
+                want[(r.pid, kind)][0] += number(e.raw.get("nr_scanned", "0"))
             elif e.name.endswith("reclaim_end") and e.name in profile.bound.get(r.func, ()):
-                want[kind][1] += number(e.raw.get("nr_reclaimed", "0"))
+                want[(r.pid, kind)][1] += number(e.raw.get("nr_reclaimed", "0"))
+    return want
+
+
+def check_pages(dat, profile, pages):
+    """The reclaim table's pages, per kind, against the trace.dat's."""
+    want = defaultdict(lambda: [0, 0])
+    for (_, kind), (scanned, reclaimed) in reclaim_pages(dat, profile).items():
+        want[kind][0] += scanned
+        want[kind][1] += reclaimed
     wrong = [f"{kind}: the report {have}, the trace.dat {tuple(want[kind])}"
              for kind, have in sorted(pages.items()) if have != tuple(want[kind])]
     result(bool(pages) and not wrong,
            f"the pages scanned and reclaimed of each reclaim row are the trace.dat's "
            f"({', '.join(f'{k} {tuple(want[k])}' for k in sorted(pages))}){': ' + '; '.join(wrong) if wrong else ''}")
+
+
+def check_task_yield(dat, profile, rows, tasks):
+    """What each task's slow reclaim and compaction got: its count is its
+    task rows', its orders count each stall once, its pages are the
+    trace.dat's; every task with reclaim stalls has its row."""
+    counted = defaultdict(int)
+    for (_, pid, kind, _), have in rows.items():
+        counted[(pid, kind)] += have[0]
+    want = reclaim_pages(dat, profile)
+    wrong = []
+    for key, task in sorted(tasks.items(), key=str):
+        if task["count"] != counted.get(key):
+            wrong.append(f"{key}: {task['count']} stalls, its task rows {counted.get(key)}")
+        if task["orders"] is not None and task["orders"] != task["count"]:
+            wrong.append(f"{key}: its orders count {task['orders']} of {task['count']} stalls")
+        if task["pages"] is not None and task["pages"] != tuple(want[key]):
+            wrong.append(f"{key}: pages {task['pages']}, the trace.dat {tuple(want[key])}")
+    missing = sorted({(pid, kind) for (table, pid, kind, _) in rows
+                      if table == "stall" and kind in profile.reclaim} - set(tasks), key=str)
+    result(bool(tasks) and not wrong and not missing,
+           f"what each of {len(tasks)} tasks' slow reclaim and compaction got counts its stalls, "
+           f"once in its orders, with the trace.dat's pages ({len(wrong)} wrong{first(wrong)}; "
+           f"{len(missing)} tasks with reclaim stalls and no row{first(missing)})")
 
 
 def main():
@@ -484,17 +519,19 @@ def main():
     check_totals(dat, out)
     stalls = {}
     if out.json:
-        rows, counts, totals, pages = report_from_json(out.records)
+        rows, counts, totals, pages, tasks = report_from_json(out.records)
         stalls = check_report(dat, profile, rows, counts, totals, exact=True)
         check_pages(dat, profile, pages)
+        check_task_yield(dat, profile, rows, tasks)
     if len(args) == 5:
         try:
-            rows, counts, pages = report_from_text(args[4])
+            rows, counts, pages, tasks = report_from_text(args[4])
         except OSError as e:
-            rows, counts, pages = {}, {"histogram": {}, "order": {}, "reclaim": {}}, {}
+            rows, counts, pages, tasks = {}, {"histogram": {}, "order": {}, "reclaim": {}}, {}, {}
             result(False, f"the --report file can be read ({e.strerror})")
         stalls = check_report(dat, profile, rows, counts, {}, exact=False)
         check_pages(dat, profile, pages)
+        check_task_yield(dat, profile, rows, tasks)
     print("summary: " + ", ".join(f"{k} {n}" for k, n in sorted(stalls.items())))
     sys.exit(1 if failures else 0)
 

@@ -350,6 +350,18 @@ dat 'pages scanned miscounted' 'the pages scanned and reclaimed of each reclaim 
   "sed -i 's/^\(  memcg reclaim  .*  \)180 /\1181 /' good-report.txt"
 dat 'pages reclaimed miscounted, JSON' 'the pages scanned and reclaimed of each reclaim row' \
   "sed -i 's/\"pages_reclaimed\":32/\"pages_reclaimed\":33/' good.json" json
+dat "a task's reclaim counted once more" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/^\(  culprit-1336  memcg reclaim  *\)4  0=4 /\15  0=5 /' good-report.txt"
+dat "a task's stall in two orders" 'its orders count 2 of 1 stalls' \
+  "sed -i 's/^\(  reader1-1340  direct reclaim  *1  \)0=1   /\10=1 ?=1/' good-report.txt"
+dat "a task's pages scanned miscounted" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/^\(  culprit-1336  memcg reclaim .*  \)180  /\1179  /' good-report.txt"
+dat 'a task with reclaim stalls and no row' 'tasks with reclaim stalls and no row' \
+  "sed -i '/^  reader1-1340  direct reclaim  *1  0=1/d' good-report.txt"
+dat "a task's orders short, JSON" 'its orders count 3 of 4 stalls' \
+  "sed -i 's/\"orders\":{\"0\":4}/\"orders\":{\"0\":3}/' good.json" json
+dat "a task's pages reclaimed miscounted, JSON" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/\"pages_reclaimed\":184,\"pages_written\"/\"pages_reclaimed\":183,\"pages_written\"/' good.json" json
 dat 'a span 1 ns early, JSON' 'is a record of the trace.dat' \
   "sed -i 's/\"start_ns\":40464119638,/\"start_ns\":40464119637,/' good.json" json
 dat 'a tracepoint 1 ns late, JSON' 'is a record of the trace.dat' \
