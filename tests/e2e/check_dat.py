@@ -58,7 +58,7 @@ MICRO = 1000
 # abstime | cpu) comm-pid | duration | body, as allocwatch prints graph mode.
 GRAPH = re.compile(r"^\s*(\d+)\.(\d{6}) \|\s*(\d+)\)\s*(.*)-(\d+)\s*\|([^|]*)\|\s*(.*?)\s*$")
 RETURN = re.compile(r"^} /\* (\S+).*\*/$")
-EVENT = re.compile(r"^/\* (\w+): (.*) \*/$")
+EVENT = re.compile(r"^/\* (\w+):\s*(.*?)\s*\*/$")
 DURATION = re.compile(r"^[+!#*@$ ]?\s*([\d.]+) us$")
 LOST = re.compile(r"^CPU:\d+ \[LOST( \d+)? EVENTS\]$")
 TOTALS = re.compile(r"^(\S+?)(?:\[(.+)\])? : total time = (\d+)\.(\d{6}) ms, "

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 TRACE_CMD = "trace-cmd"
 
-# [BUFFER: ]  comm-pid  [cpu]  secs.nanosecs: event: info
+# [BUFFER: ]  comm-pid  [cpu]  secs.nanosecs: event: info; trace-cmd pads
+# "event:" with spaces to a column, which are not the info's.
 LINE = re.compile(r"^(?:[\w.-]+: )?\s*(?P<comm>.*?)-(?P<pid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+"
-                  r"(?P<secs>\d+)\.(?P<ns>\d{9}):\s+(?P<name>\w+):\s?(?P<info>.*?)\s*$")
+                  r"(?P<secs>\d+)\.(?P<ns>\d{9}):\s+(?P<name>\w+):\s*(?P<info>.*?)\s*$")
 RAW_FIELD = re.compile(r"(\w+)=(\S*)")
 
 
