@@ -97,18 +97,20 @@ check_allocator_called() {
 # A raw run's output and report against its trace.dat, by check_dat.py; the
 # log's "raw: N returns over threshold: NAME" lines are e2e-check's, for the
 # checks and the table that count them.
-check_dat() { check_dat_of "$1" "$1/trace.dat" "$1/out.txt" "$1/report.txt"; }
-check_dat_of() { # RUN_DIR DAT OUTPUT REPORT
-  local r=$1 status=0
-  "$python" "$repo/tests/e2e/check_dat.py" "$repo/configs/default.yaml" "$threshold_us" "$2" "$3" \
-    "$4" >"$r/dat-check.log" 2>&1 || status=$?
+check_dat() {
+  check_dat_of "$1/dat-check.log" "$1/trace.dat" "$1/out.txt" "$1/report.txt"
+  sed -n 's/^trace.dat: \([0-9]*\) \(returns\|shrink pairs\) over the threshold: \(.*\)/raw: \1 \2 over threshold: \3/p' \
+    "$1/dat-check.log" >"$1/e2e-check.log"
+}
+check_dat_of() { # LOG DAT OUTPUT REPORT [--events]: check_dat.py's verdicts, its lines in LOG
+  local log=$1 status=0
+  "$python" "$repo/tests/e2e/check_dat.py" "${@:5}" "$repo/configs/default.yaml" "$threshold_us" \
+    "$2" "$3" "$4" >"$log" 2>&1 || status=$?
   local verdict text
   while read -r verdict text; do
     result "$verdict" "$text"
-  done < <(grep -E '^(ok|FAIL) ' "$r/dat-check.log")
-  [ $status -le 1 ] || result FAIL "check_dat.py could not check $2: $(tail -n 1 "$r/dat-check.log")"
-  sed -n 's/^trace.dat: \([0-9]*\) \(returns\|shrink pairs\) over the threshold: \(.*\)/raw: \1 \2 over threshold: \3/p' \
-    "$r/dat-check.log" >"$r/e2e-check.log"
+  done < <(grep -E '^(ok|FAIL) ' "$log")
+  [ $status -le 1 ] || result FAIL "check_dat.py could not check $2: $(tail -n 1 "$log")"
 }
 
 # allocwatch -i of the run's trace.dat on the host prints what the guest
@@ -408,24 +410,22 @@ check_formats() {
   done
 }
 
-# The trace.dat files trace-cmd recorded in the guest: allocwatch -i of the
-# graph trace prints and reports what check_dat.py finds in it; the events
-# trace of an instance (-B) replays in events mode with its stalls reported.
+# The trace.dat files trace-cmd recorded in the guest, replayed by allocwatch
+# -i: what it prints and reports is what check_dat.py finds in each, the
+# graph trace in graph mode, the events of an instance (-B) in events mode.
 check_trace_cmd_files() {
-  local d=$1/trace-cmd status=0
+  local d=$1/trace-cmd name status
   check "trace-cmd recorded graph.dat and events.dat in the guest (status $(cat "$d/graph.status" 2>/dev/null) and $(cat "$d/events.status" 2>/dev/null))" \
     [ "$(cat "$d/graph.status" 2>/dev/null)" = 0 -a "$(cat "$d/events.status" 2>/dev/null)" = 0 ]
-  timeout 300 "$bin" -i "$d/graph.dat" -t 100us -p "$repo/configs/default.yaml" \
-    --report "$d/graph-report.txt" >"$d/graph.out" 2>"$d/graph.err" || status=$?
-  check "allocwatch -i graph.dat exits 0 (status $status: $(tail -n 1 "$d/graph.err"))" [ $status = 0 ]
-  [ $status != 0 ] || threshold_us=100 check_dat_of "$d" "$d/graph.dat" "$d/graph.out" "$d/graph-report.txt"
-  status=0
-  timeout 300 "$bin" -i "$d/events.dat" -t 100us -p "$repo/configs/default.yaml" \
-    >"$d/events.out" 2>"$d/events.err" || status=$?
-  check "allocwatch -i events.dat exits 0 and reports reclaim stalls timed by their begin and end events (status $status: $(grep -m 1 -E '  (direct|memcg)_reclaim  ' "$d/events.err" || tail -n 1 "$d/events.err"))" \
-    events_replayed "$status" "$d/events.err"
+  for name in graph events; do
+    status=0
+    timeout 300 "$bin" -i "$d/$name.dat" -t 100us -p "$repo/configs/default.yaml" \
+      --report "$d/$name-report.txt" >"$d/$name.out" 2>"$d/$name.err" || status=$?
+    check "allocwatch -i $name.dat exits 0 (status $status: $(tail -n 1 "$d/$name.err"))" [ $status = 0 ]
+    [ $status != 0 ] || threshold_us=100 check_dat_of "$d/$name-check.log" "$d/$name.dat" \
+      "$d/$name.out" "$d/$name-report.txt" $([ $name = events ] && echo --events)
+  done
 }
-events_replayed() { [ "$1" = 0 ] && grep -qE '  (direct|memcg)_reclaim  ' "$2"; }
 
 # allocwatch killed with SIGKILL once set up leaves its journal, and
 # allocwatch --restore puts tracefs back from it and removes it.

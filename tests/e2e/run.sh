@@ -301,7 +301,7 @@ dat 'a shrinker instance total 1 ns off, JSON' 'shrinker totals equal' \
 dat 'a row counts one more in the --report file of a JSON run' 'task rows are the trace.dat' \
   "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt" json+report
 dat 'a return printed twice' 'is a record of the trace.dat, printed once' "sed -i '66p' good.out"
-dat 'a slow return left out' 'returns over the threshold in the trace.dat are printed' \
+dat 'a slow return left out' 'returns over the threshold in the trace.dat print their own lines' \
   "sed -i '77d' good.out"
 dat 'a duration 1 ns off' 'is a record of the trace.dat' \
   "sed -i '77s/303.097 us/303.098 us/' good.out"
@@ -315,7 +315,7 @@ dat 'a return on another cpu' 'is a record of the trace.dat' \
 dat 'returns under the threshold printed' 'no return under the threshold is printed' : 400
 dat "a tracepoint's fields as trace-cmd does not print them" 'is a record of the trace.dat' \
   "sed -i '65s/nr_reclaimed=0x20/nr_reclaimed=0x21/' good.out"
-dat 'a bound tracepoint left out' 'records the profile binds to a slow return' "sed -i '65d' good.out"
+dat 'a bound tracepoint left out' 'records the profile lets a span claim' "sed -i '65d' good.out"
 dat "a tracepoint printed with another task's span" 'is of its pid and inside its [start, end]' \
   "sed -n '54p' good.out >line && sed -i '54d' good.out && sed -i '65r line' good.out"
 dat 'a tracepoint printed with no span' 'printed with no span' \
@@ -324,9 +324,9 @@ r line
 N
 }' good.out"
 dat 'a line of no kind' 'every line of the output is a trace line' "sed -i '66s/^/x/' good.out"
-dat 'a slow shrink pair left out, JSON' 'shrink pairs over the threshold print both lines' \
+dat 'a slow shrink pair left out, JSON' 'pairs over the threshold in the trace.dat print their own lines' \
   "sed -i '/\"name\":\"shrinker\",\"pid\":50,/d' good.json" json
-dat 'a slow shrink pair left out' 'shrink pairs over the threshold print both lines' \
+dat 'a slow shrink pair left out' 'pairs over the threshold in the trace.dat print their own lines' \
   "sed -i '/kswapd0-50 .*mm_shrink_slab_/d' good.out"
 dat 'a shrinker total wrong' 'shrinker totals equal' \
   "sed -i 's/^super_cache_scan : total time = 7.454478/super_cache_scan : total time = 7.454479/' good.out"
@@ -372,6 +372,26 @@ dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 8100541' 
   "sed -i 's/\(\"type\":\"reclaim\",\"kind\":\"direct reclaim\",\"count\":1,\"total_ns\":\)8100540/\18100541/' good.json" json
 dat 'a shrinker stall of another instance, JSON' 'task rows are the trace.dat' \
   "sed -i 's/\"instance\":\"0xff259b300243c080\"/\"instance\":\"0xff259b300243c780\"/' good.json" json
+
+# In events mode: fixtures/dat/events.report and events.report-R are a 6.1
+# guest's events.dat (trace-cmd record -B, an instance's vmscan and
+# compaction events) cut to two tasks over 320 ms and to the profile's
+# events, shrinkers left out; good-events.out what allocwatch -i printed of
+# that file for those records.
+events_dat() { # NAME EXPECT SED [graph]
+  sed "$3" fixtures/dat/good-events.out >"$tmp/events.out"
+  PATH=$tmp/bin:$PATH $python check_dat.py $([ "${4:-}" = graph ] || echo --events) \
+    ../../configs/default.yaml 100 fixtures/dat/events "$tmp/events.out" >"$tmp/log" 2>&1
+  verdict "trace.dat checker, events mode: $1" "$2" $?
+}
+events_dat correct pass ''
+events_dat "a slow pair's end left out" 'pairs over the threshold in the trace.dat print their own lines' \
+  '/71.687325: mm_vmscan_direct_reclaim_end/d'
+events_dat 'a claimed tracepoint left out' 'records the profile lets a span claim' \
+  '/71.873404: mm_compaction_migratepages/d'
+events_dat 'a time a microsecond off' 'is a record of the trace.dat' \
+  's/71.873404: mm_compaction_migratepages/71.873405: mm_compaction_migratepages/'
+events_dat 'a pair as graph mode reads it' 'every line of the output is a trace line' '' graph
 
 # A trace.dat trace-cmd cannot read: no verdict on the run, exit 2.
 rm -f "$tmp/dat/graph.report-R"
