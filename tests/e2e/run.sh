@@ -273,8 +273,9 @@ cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls ar
 # print their raw fields, and a shrinker prints as an address), and to the
 # symbols they name; good.out, good-report.txt and good.json are those
 # records as a raw graph run prints them (text in src/ring/event_decoder.cpp's
-# columns, --report, JSON; made for them by hand: orders and p99 are made up,
-# columns the checker does not read), each changed one way.
+# columns: its trace lines are, in order, those allocwatch -i printed of the
+# whole file; --report and JSON made for them by hand: orders and p99 are
+# made up, columns the checker does not read), each changed one way.
 # dat NAME EXPECT SETUP [json|json+report|THRESHOLD_US]: SETUP is shell run
 # in a copy of fixtures/dat first.
 dat() {
