@@ -5,7 +5,7 @@
 #   make test SAN=1   the same under ASan + UBSan (in build-san/)
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
-#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, beside cat, wc -l
+#   make bench-live   allocwatch's CPU and memory live under memcg reclaim, raw and text beside cat
 #                     (root; a stream of LINES=200000 lines by default; BASELINE=path
 #                     runs an earlier build beside it on the same stream)
 #   make e2e          graph mode on Debian's stock kernels under qemu

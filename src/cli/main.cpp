@@ -18,6 +18,7 @@
 #include "trace/capture_record.h"
 #include "trace/line_reader.h"
 #include "trace/parser.h"
+#include "trace/record_source.h"
 #include "tracefs/plan.h"
 #include "tracefs/restore.h"
 #include "tracefs/session.h"
@@ -160,16 +161,17 @@ struct Attribution {
   SavedCgroups* learnt = nullptr;
 };
 
-// Every line of `reader` through the parser and the binder, to the trace
+// Every record of `records` through the binder, to the trace
 // `output` and the run's observers, the same for a replay and a live
 // run: the status line first (it erases itself before a trace line prints),
 // the report, the timeline and the metrics after the output. Returns the
 // mode the binder used (`mode` unset: taken from the input's line format);
 // none if no trace line came. `attribution`: each incident's cgroup, where
 // the run knows it.
-std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::optional<Mode> mode,
-                             Sink& output, RunCounts& counts, RunReport& report, StatusLine* status,
-                             Sink* metrics, Attribution* attribution = nullptr) {
+std::optional<Mode> bind_all(RecordSource& records, const Profile& profile,
+                             std::optional<Mode> mode, Sink& output, RunCounts& counts,
+                             RunReport& report, StatusLine* status, Sink* metrics,
+                             Attribution* attribution = nullptr) {
   FanoutSink sinks;
   if (status != nullptr)
     sinks.add(*status);
@@ -192,9 +194,12 @@ std::optional<Mode> bind_all(LineReader& reader, const Profile& profile, std::op
   binding.background_work = &counts.background;
   Binder binder(profile, binding, attributed ? static_cast<Sink&>(*attributed) : sinks,
                 counts.shrinkers, counts.stats);
-  std::string_view line;
-  while (reader.next(line) && std::cout.good())
-    binder.feed(parse_line(line));
+  while (std::cout.good()) {
+    const Record* record = records.next();
+    if (record == nullptr)
+      break;
+    binder.feed(*record);
+  }
   binder.finish();
   report.write_json(std::cout, counts.stats, binder.mode());
   return binder.mode();
@@ -232,6 +237,7 @@ int replay(const Options& options, const Profile& profile) {
   FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
   UntilStopSignal source(file);
   LineReader reader(source);
+  TextRecords records(reader);
   RunCounts counts;
   counts.stats.saved_tracing_thresh = capture.value_or(-1);
   RunMetrics metrics(profile, counts.shrinkers, counts.stats,
@@ -239,7 +245,7 @@ int replay(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
-      bind_all(reader, profile, std::nullopt, *output, counts, report, nullptr,
+      bind_all(records, profile, std::nullopt, *output, counts, report, nullptr,
                publish ? &metrics.observer() : nullptr, attribution ? &*attribution : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
@@ -393,7 +399,11 @@ int trace_live(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   if (const auto publish = metrics_options(options))
     metrics.start(*publish, plan.mode, std::cerr, options.quiet);
-  Session session(std::move(plan), SessionOptions{.force = options.force, .messages = messages});
+  // --save keeps trace_pipe's text: a run that saves reads it.
+  const bool raw =
+      options.source.value_or(options.save ? Source::Text : Source::Raw) == Source::Raw;
+  Session session(std::move(plan),
+                  SessionOptions{.force = options.force, .messages = messages, .raw = raw});
   throw_on_error(session.start());
   // First in the file, before the trace the reader copies after it.
   if (saved && session.mode() == Mode::Graph) {
@@ -420,17 +430,35 @@ int trace_live(const Options& options, const Profile& profile) {
            (options.duration && std::chrono::steady_clock::now() >= deadline) ||
            (command && !command->running());
   };
-  ByteSource* pipe = value_or_throw(session.open_pipe(should_stop));
-
-  FlushBeforeRead source(*pipe);
-  LineReader reader(source);
-  reader.set_tee(saved.get());
+  // The raw source asks should_stop before it reads or waits: what was
+  // printed goes out then, as FlushBeforeRead does for the text.
+  RecordSource* records = nullptr;
+  if (raw) {
+    Result<RecordSource*> opened = session.open_raw([&should_stop] {
+      std::cout.flush();
+      return should_stop();
+    });
+    if (opened)
+      records = *opened;
+    else if (messages != nullptr)
+      *messages << "allocwatch: reading the text of trace_pipe instead of trace_pipe_raw: "
+                << opened.error().message << "\n";
+  }
+  std::optional<FlushBeforeRead> text_source;
+  std::optional<LineReader> reader;
+  std::optional<TextRecords> text_records;
+  if (records == nullptr) {
+    text_source.emplace(*value_or_throw(session.open_pipe(should_stop)));
+    reader.emplace(*text_source);
+    reader->set_tee(saved.get());
+    records = &text_records.emplace(*reader);
+  }
   // Under systemd (Type=notify): the service is up once tracing is.
   sd_notify(0, "READY=1");
   // The trace's end (shrinker totals, JSON report records) is printed here,
   // before restore(): at stop, tracing goes off, the pipe drains, the end
   // comes, then tracefs is put back; the stall report and counts follow.
-  bind_all(reader, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
+  bind_all(*records, profile, session.mode(), *output, counts, report, status ? &*status : nullptr,
            metrics.started() ? &metrics.observer() : nullptr, &attribution);
   sd_notify(0, "STOPPING=1");
   if (status)

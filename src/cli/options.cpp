@@ -76,7 +76,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
              "Exit status: 0 done (also after Ctrl-C), 1 error (also output that could not be\n"
              "written: stdout or any output file), 2 bad usage or profile. See allocwatch(8).");
 
-  std::string threshold, duration, mode, format, metrics_interval;
+  std::string threshold, duration, mode, source, format, metrics_interval;
   app.add_option("-t,--threshold", threshold,
                  "Report calls that took at least DUR (134us, 1.5ms, 500ns, 2s; bare number: us). "
                  "Default: the profile's")
@@ -89,6 +89,11 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
       ->check(CLI::IsMember({"graph", "events"}).description(""));
+  app.add_option("--source", source,
+                 "Read the live trace as each CPU's binary trace_pipe_raw (default) or as the "
+                 "text of trace_pipe")
+      ->type_name("raw|text")
+      ->check(CLI::IsMember({"raw", "text"}).description(""));
   app.add_option(
          "--format", format,
          "text: the kernel's lines, then shrinker totals (default); json: JSON Lines of the "
@@ -154,13 +159,20 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     o.json = format == "json";
     if (!mode.empty())
       o.mode = mode == "graph" ? Mode::Graph : Mode::Events;
+    if (!source.empty())
+      o.source = source == "raw" ? Source::Raw : Source::Text;
     check_metrics_options(app, o, metrics_interval);
     if (o.watch)
       apply_watch_defaults(app, o, !format.empty());
-    if (o.input && (o.command || o.pid || o.cgroup || o.save || o.duration || o.mode || o.check))
+    if (o.input &&
+        (o.command || o.pid || o.cgroup || o.save || o.duration || o.mode || o.source || o.check))
       throw CLI::ValidationError("--input",
                                  "a replay (-i) cannot take -c, --pid, --cgroup, --save, "
-                                 "--duration, --mode or --check: they are for live tracing");
+                                 "--duration, --mode, --source or --check: they are for live "
+                                 "tracing");
+    if (o.save && o.source == Source::Raw)
+      throw CLI::ValidationError("--save", "--save keeps the text of trace_pipe: give it "
+                                           "without --source raw");
     if (o.pid && o.cgroup)
       throw CLI::ValidationError("--cgroup", "--pid and --cgroup each pick the tasks: give one");
     if (o.restore && (o.input || o.check || o.list_profiles))

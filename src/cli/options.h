@@ -10,11 +10,16 @@
 
 namespace allocwatch {
 
+// Where a live run reads the kernel's trace: each CPU's binary
+// trace_pipe_raw, decoded in user space, or the text of trace_pipe.
+enum class Source { Raw, Text };
+
 struct Options {
   std::optional<Nanos> threshold;         // -t; unset: the profile's
   std::string profile = "default";        // -p NAME|FILE
   std::optional<std::string> input;       // -i FILE ("-": stdin): replay, no tracefs
   std::optional<Mode> mode;               // --mode; unset: graph if the kernel can
+  std::optional<Source> source;           // --source; unset: raw (text with --save)
   std::optional<Nanos> duration;          // --duration
   std::optional<std::string> command;     // -c CMD
   std::optional<int> pid;                 // --pid

@@ -23,14 +23,17 @@ TEST_CASE("restore: a killed run's state file blocks a start, and --restore repl
   f.fake.write("current_tracer", "function_graph");
   f.fake.write("tracing_thresh", "134");
   f.fake.write("options/funcgraph-proc", "1");
+  f.fake.write("buffer_percent", "0");
   std::filesystem::create_directory(f.fake.path("instances/" + killed_instance));
   StateFile state;
   state.pid = killed;
   state.start_time = 1;
   state.tracing_dir = f.fake.dir();
   state.instance = killed_instance;
-  state.entries = {
-      {"tracing_thresh", "0\n"}, {"current_tracer", "nop\n"}, {"options/funcgraph-proc", "0\n"}};
+  state.entries = {{"tracing_thresh", "0\n"},
+                   {"current_tracer", "nop\n"},
+                   {"options/funcgraph-proc", "0\n"},
+                   {"buffer_percent", "50\n"}};
   REQUIRE(write_state_file(f.state_dir, state).ok());
   // An instance whose run left no state file, and one of a running process.
   const pid_t lost = dead_pid();
@@ -56,6 +59,7 @@ TEST_CASE("restore: a killed run's state file blocks a start, and --restore repl
   CHECK(f.fake.read("current_tracer") == "nop\n");
   CHECK(f.fake.read("tracing_thresh") == "0\n");
   CHECK(f.fake.read("options/funcgraph-proc") == "0\n");
+  CHECK(f.fake.read("buffer_percent") == "50\n");
   CHECK_FALSE(std::filesystem::exists(f.fake.path("instances/" + killed_instance)));
   CHECK_FALSE(std::filesystem::exists(f.fake.path("instances/allocwatch-" + std::to_string(lost))));
   CHECK(std::filesystem::exists(f.fake.path("instances/" + live_instance)));
@@ -64,7 +68,7 @@ TEST_CASE("restore: a killed run's state file blocks a start, and --restore repl
   CHECK_FALSE(std::filesystem::exists(state_file_path(f.state_dir, killed)));
   const std::string text = said.str();
   CHECK(text.find("allocwatch: restored what pid " + std::to_string(killed) + " changed in " +
-                  f.fake.dir() + " (3 files, instance " + killed_instance + " removed)\n") !=
+                  f.fake.dir() + " (4 files, instance " + killed_instance + " removed)\n") !=
         std::string::npos);
   CHECK(text.find("allocwatch: removed the instance allocwatch-" + std::to_string(lost) +
                   " left by pid " + std::to_string(lost) + "\n") != std::string::npos);

@@ -2,7 +2,9 @@
 
 #include "tracefs/files.h"
 #include "tracefs/libtracefs.h"
+#include "tracefs/local_events.h"
 #include "tracefs/pipe_source.h"
+#include "tracefs/raw_source.h"
 #include "tracefs/restore.h"
 #include "util/escape.h"
 
@@ -281,7 +283,7 @@ bool is_event_name(std::string_view name) {
 bool is_saved_file(std::string_view path) {
   for (std::string_view top :
        {"current_tracer", "tracing_thresh", "tracing_on", "set_ftrace_filter", "set_ftrace_pid",
-        "set_event_pid", "buffer_size_kb"})
+        "set_event_pid", "buffer_size_kb", "buffer_percent"})
     if (path == top)
       return true;
   if (path.starts_with("options/")) {
@@ -409,6 +411,9 @@ std::vector<Session::Setting> Session::settings(tracefs_instance* where) const {
     say("warning: the cpus' trace buffers differ in size; buffer_size_kb is left as it is");
   else
     file("buffer_size_kb", kb, kb);
+  // Kernels before 5.0 have no buffer_percent, and their polls wake at once.
+  if (options_.raw && tracefs_file_exists(where, "buffer_percent"))
+    file("buffer_percent", "0", "0");
 
   for (const PlannedEvent& e : plan_.events) {
     const std::string dir = "events/" + e.system + "/" + e.name;
@@ -492,6 +497,33 @@ Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
   return static_cast<ByteSource*>(pipe_.get());
 }
 
+Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop) {
+  if (!active_)
+    return Error{"the session is not started"};
+  // The systems whose events the plan enables (and ftrace's, for
+  // function_graph's records): their formats, not the kernel's thousands.
+  std::vector<std::string> systems;
+  if (mode_ == Mode::Graph)
+    systems.push_back("ftrace");
+  for (const PlannedEvent& e : plan_.events)
+    if (std::find(systems.begin(), systems.end(), e.system) == systems.end())
+      systems.push_back(e.system);
+  Result<LocalEvents> events = load_local_events(plan_.tracing_dir, systems);
+  if (!events)
+    return Error{"cannot load the event formats: " + events.error().message};
+  RawSource::Options raw;
+  raw.instance = traced();
+  raw.top = top_.get();
+  raw.style = mode_ == Mode::Graph ? LineStyle::Graph : LineStyle::Events;
+  raw.should_stop = std::move(should_stop);
+  raw.messages = options_.messages;
+  Result<std::unique_ptr<RawSource>> source = RawSource::open(std::move(*events), std::move(raw));
+  if (!source)
+    return source.error();
+  raw_ = std::move(*source);
+  return static_cast<RecordSource*>(raw_.get());
+}
+
 Status Session::stop_tracing() {
   if (!active_)
     return Ok{};
@@ -516,6 +548,8 @@ Status Session::restore() {
 Status Session::undo() {
   if (pipe_)
     pipe_->close(); // an open trace_pipe keeps the instance busy
+  if (raw_)
+    raw_->close();
   Status result = restore_entries(top_.get(), undo_);
   if (instance_ != nullptr) {
     Status removed = remove_instance(plan_.tracing_dir, plan_.instance_name);

@@ -10,6 +10,8 @@
 //   Result<ByteSource*> pipe = session.open_pipe([] { return stop_requested; });
 //   ... read *pipe until it returns 0: once stop_requested, the pipe switches
 //       tracing off, drains what the kernel still holds, then ends ...
+//   (or, with SessionOptions::raw, open_raw(): the same as Records read from
+//   each CPU's trace_pipe_raw, until next() returns nullptr)
 //   session.stop_tracing();                                 // when leaving early
 //   if (Status s = session.restore(); !s) fail(s.error());  // state file kept then
 //
@@ -22,8 +24,9 @@
 //   that refuses it makes the session fall back to events mode, unless the
 //   mode was forced), then tracing_on 0, set_ftrace_pid/set_event_pid,
 //   tracing_thresh, current_tracer function_graph, the options the parser
-//   needs, buffer_size_kb, the profile's events (their filters cleared), an
-//   empty buffer, and tracing_on 1 last.
+//   needs, buffer_size_kb, buffer_percent 0 when the trace is read raw, the
+//   profile's events (their filters cleared), an empty buffer, and
+//   tracing_on 1 last.
 // - events mode creates the private instance allocwatch-<pid> with tracing
 //   off and configures only inside it; the top level is never written.
 // - Before the first change, every top-level file that will change is read
@@ -61,11 +64,19 @@ struct tracefs_instance;
 namespace allocwatch {
 
 class PipeSource;
+class RawSource;
+class RecordSource;
 
 struct SessionOptions {
   std::string state_dir = kDefaultStateDir;
   bool force = false;                  // --force: start despite the conflicts above
   std::ostream* messages = &std::cerr; // what it did, warnings; nullptr: quiet
+  // The trace will be read from trace_pipe_raw (open_raw()): the traced
+  // buffer's buffer_percent is set to 0, so that a CPU's file polls
+  // readable at its first record (since 6.1 it waits until the buffer is
+  // buffer_percent full, 50 by default). Restored in graph mode; the
+  // private instance goes anyway.
+  bool raw = false;
 };
 
 class Session {
@@ -90,6 +101,14 @@ public:
   // asked at every read and wake-up (at least every 250 ms); once it says
   // true, the pipe switches tracing off, drains and ends.
   Result<ByteSource*> open_pipe(std::function<bool()> should_stop);
+
+  // The traced buffer read raw: every CPU's trace_pipe_raw, decoded with
+  // the formats, kernel symbols and saved comms of this tracefs (its event
+  // systems the plan enables, and ftrace's in graph mode), in time order
+  // (tracefs/raw_source.h). Owned by the Session as open_pipe()'s is; the
+  // same should_stop contract. An error (no per-CPU files, formats that
+  // cannot be loaded) says why; nothing is changed then.
+  Result<RecordSource*> open_raw(std::function<bool()> should_stop);
 
   // tracing_on 0 in the traced buffer; what it holds can still be read.
   Status stop_tracing();
@@ -128,11 +147,12 @@ private:
   std::vector<StateEntry> undo_;         // top-level files, in the order first changed
   std::vector<StateEntry> planned_;      // what the state file promises to restore
   std::unique_ptr<PipeSource> pipe_;
+  std::unique_ptr<RawSource> raw_;
 };
 
 // The files a Session snapshots (and so state files): the top level's
 // current_tracer, tracing_thresh, tracing_on, set_ftrace_filter,
-// set_ftrace_pid, set_event_pid, buffer_size_kb, the options/ it sets, and
+// set_ftrace_pid, set_event_pid, buffer_size_kb, buffer_percent, the options/ it sets, and
 // events/SYSTEM/EVENT/{enable,filter}. --restore writes no other path.
 bool is_saved_file(std::string_view path);
 

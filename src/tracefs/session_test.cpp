@@ -323,12 +323,59 @@ TEST_CASE("session: every file a session state files is one --restore takes") {
   CHECK_FALSE(is_saved_file("/sys/kernel/tracing/current_tracer"));
 }
 
+TEST_CASE("session: read raw, graph mode sets buffer_percent 0 and puts it back") {
+  Fixture f;
+  f.fake.write("buffer_percent", "50\n");
+  SessionOptions options = f.options();
+  options.raw = true;
+  Session session(f.plan(Mode::Graph), options);
+  REQUIRE(session.start().ok());
+  CHECK(f.fake.read("buffer_percent") == "0");
+  Result<StateFile> state = read_state_file(f.state());
+  REQUIRE(state.ok());
+  bool saved = false;
+  for (const StateEntry& e : state->entries)
+    saved = saved || (e.path == "buffer_percent" && e.snapshot == "50\n");
+  CHECK(saved);
+  CHECK(is_saved_file("buffer_percent"));
+  REQUIRE(session.restore().ok());
+  CHECK(f.fake.read("buffer_percent") == "50\n");
+}
+
+TEST_CASE("session: buffer_percent is left alone when the trace is read as text") {
+  Fixture f;
+  f.fake.write("buffer_percent", "50\n");
+  Session session(f.plan(Mode::Graph), f.options());
+  REQUIRE(session.start().ok());
+  CHECK(f.fake.read("buffer_percent") == "50\n");
+  Result<StateFile> state = read_state_file(f.state());
+  REQUIRE(state.ok());
+  for (const StateEntry& e : state->entries)
+    CHECK(e.path != "buffer_percent");
+}
+
+TEST_CASE("session: read raw in events mode, the top level's buffer_percent is not touched") {
+  Fixture f;
+  f.fake.write("buffer_percent", "50\n");
+  const auto before = f.fake.state();
+  SessionOptions options = f.options();
+  options.raw = true;
+  Session session(f.plan(Mode::Events), options);
+  // The fake's instance is empty (see above): setup stops at its first file.
+  REQUIRE_FALSE(session.start().ok());
+  CHECK(f.fake.read("buffer_percent") == "50\n");
+  CHECK(f.fake.state() == before);
+}
+
 TEST_CASE("session: a pipe needs a started session") {
   Fixture f;
   Session session(f.plan(), f.options());
   Result<ByteSource*> pipe = session.open_pipe([] { return false; });
   REQUIRE_FALSE(pipe.ok());
   CHECK(pipe.error().message == "the session is not started");
+  Result<RecordSource*> raw = session.open_raw([] { return false; });
+  REQUIRE_FALSE(raw.ok());
+  CHECK(raw.error().message == "the session is not started");
 }
 
 } // namespace

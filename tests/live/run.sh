@@ -401,6 +401,7 @@ fi
 check_restored "status line"
 
 . tests/live/attribution.sh
+. tests/live/raw.sh
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
 state >"$tmp/prior-state"

@@ -1,0 +1,150 @@
+// CpuMerge: the records of every CPU's ring buffer, one stream in timestamp
+// order (pure: its reader does the I/O).
+//
+//   CpuMerge merge(cpus, page_size);
+//   n = read(cpu's trace_pipe_raw, merge.buffer(), page_size);
+//   n > 0 ? merge.push(cpu, n) : merge.drained(cpu);  // read empty
+//   CpuMerge::Item item;
+//   while (merge.next(item)) ...                   // in order; valid until the next call
+//   merge.finish();                                // at the end: the rest, in order
+//
+// Each CPU's buffer holds its records in timestamp order; the CPUs' buffers
+// are read one after another, so a task that migrates has records in two
+// of them that arrive out of step. A record is given out only once no CPU
+// can still deliver an older one, which is known in two ways:
+//
+// 1. Every CPU has a record queued. A CPU delivers its records in order, so
+//    none of them can precede its queued ones: the oldest queued record of
+//    all goes first.
+// 2. A pass. A pass starts when the previous one completes (the first at
+//    construction) and completes once every CPU has been read empty
+//    (drained()) since it started. Let S be the moment a pass starts and M
+//    the newest timestamp pushed before S. Every record pushed before S was
+//    committed before S, so M <= S. A CPU read empty after S can only
+//    deliver records committed after that read, which were stamped no
+//    earlier than S less the time a record takes to write and the skew
+//    between the CPUs' clocks. So once the pass completes, no CPU can still
+//    deliver a record older than M - slack, and every queued record up to
+//    that horizon is given out, oldest first. An idle CPU holds nothing up:
+//    its empty reads complete the passes.
+// 3. A quiet pass. When the reader has slept longer than the slack since
+//    its last push (waited()) and then read every CPU empty, every record
+//    committed before its last push was read: everything queued goes out.
+//    Without it the newest records would wait for the next event.
+//
+// Pages that a CPU's page reports missed events for give a Lost item first,
+// at that page's time. Memory is bounded: at most max_pages pages are
+// queued; past that the oldest record goes out anyway (counted in forced()).
+// A record older than one already given out (only a clock skew beyond the
+// slack, or a forced one, can make it) still goes out, counted in late().
+// Pages are checked and cut as PageReader does (damaged_pages()).
+#pragma once
+
+#include "ring/page_reader.h"
+#include "ring/raw_event.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace allocwatch {
+
+class CpuMerge {
+public:
+  struct Options {
+    // Queued pages over all CPUs: 512 pages of 4 KiB are 2 MiB.
+    std::size_t max_pages = 512;
+    // What a pass's horizon allows for a record's write and the skew of
+    // the CPUs' clocks (the "local" trace clock is per CPU).
+    std::uint64_t slack_ns = 1'000'000;
+  };
+
+  struct Item {
+    enum class Kind { Event, Lost } kind = Kind::Event;
+    RawEvent event; // Event: the record; its data lives until the next call
+    int cpu = -1;
+    long long lost = 0; // Lost: the count, -1 when the kernel did not count
+  };
+
+  CpuMerge(int cpus, std::size_t page_size, Options options);
+  CpuMerge(int cpus, std::size_t page_size) : CpuMerge(cpus, page_size, Options{}) {}
+
+  int cpus() const { return static_cast<int>(cpus_.size()); }
+  std::size_t page_size() const { return page_size_; }
+  std::uint64_t slack_ns() const { return options_.slack_ns; }
+
+  // Where to read the next page: page_size + kPageSlack bytes, valid until
+  // push() or the next buffer() call.
+  std::byte* buffer();
+  // The `size` bytes just read into buffer() from `cpu`'s buffer.
+  void push(int cpu, std::size_t size);
+  // A read of `cpu`'s buffer found it empty.
+  void drained(int cpu);
+  // The reader slept longer than the slack since it last pushed (a poll
+  // wait): a pass starts, and once it completes everything queued goes out.
+  void waited();
+  // Every CPU is read empty for good (tracing is off): next() gives all.
+  void finish();
+
+  // The next item that no CPU can precede; false if none can go out yet
+  // (or, after finish(), at the end). The item, and the page its data
+  // points into, live until the next call.
+  bool next(Item& item);
+
+  std::size_t queued_pages() const { return queued_pages_; }
+  std::uint64_t forced() const { return forced_; }
+  std::uint64_t late() const { return late_; }
+  std::uint64_t damaged_pages() const { return damaged_pages_; }
+
+private:
+  struct Page {
+    std::unique_ptr<std::byte[]> bytes;
+    std::size_t size = 0;
+    std::uint64_t first_ts = 0; // its first record's, or the header's
+  };
+  struct Cpu {
+    std::deque<Page> pages;
+    std::unique_ptr<PageReader> reader; // on pages.front() when `loaded`
+    bool loaded = false;
+    bool lost_first = false; // pages.front()'s missed events go out first
+    bool has_event = false;  // `head` is pages.front()'s next record
+    RawEvent head;
+    bool drained = false; // read empty in this pass
+  };
+
+  // Loads `cpu`'s first page if needed; false when it has nothing queued.
+  bool ready(Cpu& cpu, int index);
+  void start_pass();
+  std::uint64_t key(const Cpu& cpu) const;
+  // Moves past what `cpu` gave out: its next record, or its next page.
+  void advance(Cpu& cpu);
+  // Drops `cpu`'s first page; `given`: an item given out points into it,
+  // so it lives until the next call.
+  void retire_front(Cpu& cpu, bool given);
+  std::unique_ptr<std::byte[]> take_buffer();
+
+  std::size_t page_size_;
+  Options options_;
+  std::vector<Cpu> cpus_;
+  PageReader scratch_; // checks pages as they are pushed
+  std::unique_ptr<std::byte[]> filling_;
+  std::vector<std::unique_ptr<std::byte[]>> spare_;
+  std::unique_ptr<std::byte[]> given_out_; // the page of the item last given, if done with
+  std::size_t queued_pages_ = 0;
+  std::uint64_t newest_ = 0;         // newest timestamp pushed
+  std::uint64_t newest_at_pass_ = 0; // newest_ when the current pass started
+  long long horizon_ = -1;           // every record up to it may go out
+  bool seen_at_pass_ = false;        // anything pushed before the current pass
+  bool pushed_ = false;              // anything pushed at all
+  bool quiet_ = false;               // nothing pushed since waited()
+  int drained_in_pass_ = 0;
+  bool finished_ = false;
+  std::uint64_t last_given_ = 0;
+  std::uint64_t forced_ = 0;
+  std::uint64_t late_ = 0;
+  std::uint64_t damaged_pages_ = 0;
+};
+
+} // namespace allocwatch

@@ -1,0 +1,258 @@
+#include "page_builder.h"
+#include "ring/cpu_merge.h"
+
+#include <algorithm>
+#include <cstring>
+#include <doctest/doctest.h>
+#include <random>
+#include <vector>
+
+namespace allocwatch {
+namespace {
+
+using testing::kPageBytes;
+using testing::PageBuilder;
+
+constexpr std::uint64_t kSlack = 5;
+
+CpuMerge make(int cpus, std::size_t max_pages = 512) {
+  return CpuMerge(cpus, kPageBytes, CpuMerge::Options{max_pages, kSlack});
+}
+
+void push(CpuMerge& merge, int cpu, const std::vector<std::uint64_t>& ts, std::uint64_t flags = 0) {
+  const PageBuilder page = PageBuilder::at_times(ts, flags);
+  std::memcpy(merge.buffer(), page.bytes.data(), kPageBytes);
+  merge.push(cpu, kPageBytes);
+}
+
+void drain_all(CpuMerge& merge) {
+  for (int cpu = 0; cpu < merge.cpus(); ++cpu)
+    merge.drained(cpu);
+}
+
+// What next() gives now: each event's time (its id is its time), a Lost
+// item as 1000000 + its count.
+std::vector<std::uint64_t> take(CpuMerge& merge) {
+  std::vector<std::uint64_t> out;
+  CpuMerge::Item item;
+  while (merge.next(item)) {
+    if (item.kind == CpuMerge::Item::Kind::Lost) {
+      out.push_back(1000000 + static_cast<std::uint64_t>(item.lost));
+      continue;
+    }
+    std::uint32_t id;
+    REQUIRE(item.event.size >= 4);
+    std::memcpy(&id, item.event.data, 4);
+    CHECK(id == static_cast<std::uint32_t>(item.event.ts));
+    out.push_back(item.event.ts);
+  }
+  return out;
+}
+
+using Times = std::vector<std::uint64_t>;
+
+TEST_CASE("CpuMerge: with every CPU queued, the oldest record goes first") {
+  CpuMerge merge = make(2);
+  push(merge, 0, {10, 30, 50});
+  CHECK(take(merge).empty()); // CPU 1 may still hold older records
+  push(merge, 1, {20, 40});
+  // While both CPUs hold records, the oldest goes; once CPU 1 runs out, the
+  // rest waits for a pass.
+  CHECK(take(merge) == Times{10, 20, 30, 40});
+  merge.finish();
+  CHECK(take(merge) == Times{50});
+  CHECK(merge.queued_pages() == 0);
+}
+
+TEST_CASE("CpuMerge: a task that migrates: the second CPU's older records go first") {
+  // A task runs on CPU 0 (10, 20, 30), moves to CPU 1 (15, 25); CPU 1's
+  // buffer is read after CPU 0's.
+  CpuMerge merge = make(2);
+  push(merge, 0, {10, 20, 30});
+  merge.drained(0);
+  merge.drained(1); // a pass, but it started before anything was read
+  CHECK(take(merge).empty());
+  push(merge, 1, {15, 25});
+  CHECK(take(merge) == Times{10, 15, 20, 25});
+  merge.drained(1);
+  merge.drained(0);
+  // The pass started after 30 was read: it is older than what CPU 1 could
+  // still deliver only if the clocks were more than the slack apart.
+  CHECK(take(merge) == Times{});
+  merge.waited();
+  drain_all(merge);
+  CHECK(take(merge) == Times{30});
+  CHECK(merge.late() == 0);
+  CHECK(merge.forced() == 0);
+}
+
+TEST_CASE("CpuMerge: a pass frees the records older than what preceded it, less the slack") {
+  CpuMerge merge = make(3);
+  push(merge, 0, {100, 200, 300});
+  drain_all(merge); // pass 1 completes; pass 2 starts with 300 read
+  CHECK(take(merge).empty());
+  push(merge, 2, {150, 296, 400});
+  merge.drained(0);
+  merge.drained(2);
+  CHECK(take(merge).empty()); // CPU 1 not yet read empty in this pass
+  merge.drained(1);
+  // Horizon: 300 - 5.
+  CHECK(take(merge) == Times{100, 150, 200});
+  // 296 is within the slack of 300: another CPU could still deliver 297.
+  drain_all(merge); // pass 3 started with 400 read: horizon 395
+  CHECK(take(merge) == Times{296, 300});
+  merge.finish();
+  CHECK(take(merge) == Times{400});
+}
+
+TEST_CASE("CpuMerge: reading a CPU twice in a pass does not complete it") {
+  CpuMerge merge = make(2);
+  push(merge, 0, {10});
+  drain_all(merge);
+  merge.drained(0);
+  merge.drained(0);
+  CHECK(take(merge).empty());
+  merge.drained(1);
+  CHECK(take(merge).empty()); // horizon 10 - 5: nothing at or below it
+  push(merge, 0, {20});
+  drain_all(merge); // this pass, too, started with only 10 read
+  CHECK(take(merge).empty());
+  drain_all(merge); // this one started with 20 read: horizon 15
+  CHECK(take(merge) == Times{10});
+}
+
+TEST_CASE("CpuMerge: a push after waited() keeps the quiet rule from applying") {
+  CpuMerge merge = make(2);
+  push(merge, 0, {10, 20});
+  merge.waited();
+  push(merge, 1, {12}); // read after the wait: CPU 0 may hold more now
+  CHECK(take(merge) == Times{10, 12});
+  drain_all(merge); // horizon: 20 - 5 (the pass began at the wait)
+  CHECK(take(merge).empty());
+  merge.waited();
+  drain_all(merge);
+  CHECK(take(merge) == Times{20});
+}
+
+TEST_CASE("CpuMerge: missed events come before the page that reports them") {
+  CpuMerge merge = make(1);
+  PageBuilder page = PageBuilder::at_times({50, 60});
+  // A stored count of 7 after the data.
+  const std::uint64_t count = 7;
+  std::memcpy(page.bytes.data() + page.at, &count, 8);
+  page.finish(50, (1u << 31) | (1u << 30));
+  push(merge, 0, {10, 20});
+  std::memcpy(merge.buffer(), page.bytes.data(), kPageBytes);
+  merge.push(0, kPageBytes);
+  push(merge, 0, {70}, 1u << 31); // lost, not counted
+  // One CPU, queued: everything goes, in order.
+  CHECK(take(merge) == Times{10, 20, 1000007, 50, 60, 999999, 70});
+}
+
+TEST_CASE("CpuMerge: a page that says only that events were lost still says it") {
+  CpuMerge merge = make(1);
+  push(merge, 0, {}, 1u << 31);
+  merge.finish();
+  CHECK(take(merge) == Times{999999});
+}
+
+TEST_CASE("CpuMerge: over the bound, the oldest goes out anyway, counted") {
+  CpuMerge merge = make(2, 2);
+  push(merge, 0, {10});
+  push(merge, 0, {20});
+  CHECK(take(merge).empty());
+  CHECK(merge.queued_pages() == 2);
+  push(merge, 0, {30});
+  CHECK(take(merge) == Times{10});
+  CHECK(merge.forced() == 1);
+  CHECK(merge.queued_pages() == 2);
+  // CPU 1 delivers an older record after all: it still goes out, late.
+  push(merge, 1, {5});
+  CHECK(take(merge) == Times{5});
+  CHECK(merge.late() == 1);
+  merge.finish();
+  CHECK(take(merge) == Times{20, 30});
+}
+
+TEST_CASE("CpuMerge: empty and damaged pages queue nothing") {
+  CpuMerge merge = make(1);
+  push(merge, 0, {});
+  CHECK(merge.queued_pages() == 0);
+  std::memset(merge.buffer(), 0, kPageBytes);
+  merge.push(0, 8); // not even a header
+  CHECK(merge.queued_pages() == 0);
+  CHECK(merge.damaged_pages() == 1);
+  merge.push(7, 16); // no such CPU: ignored
+  CHECK(merge.queued_pages() == 0);
+}
+
+// Records stamped at random times on each CPU, each committed (visible to
+// the reader) up to 3 ns after its stamp; a reader that reads the CPUs in
+// turn at moving times, a few records a page, and sleeps now and then. The
+// merge must give every record once, in time order, none late or forced.
+TEST_CASE("CpuMerge: random interleavings come out in order") {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 random(seed);
+    const int cpus = 1 + static_cast<int>(random() % 4);
+    struct Stamped {
+      std::uint64_t ts, visible;
+    };
+    std::vector<std::vector<Stamped>> records(static_cast<std::size_t>(cpus));
+    std::vector<std::uint64_t> all;
+    for (std::size_t c = 0; c < records.size(); ++c) {
+      // Times distinct over all CPUs (ids are times): CPU c's are c mod cpus.
+      std::uint64_t t = 100 * static_cast<std::uint64_t>(cpus) + c;
+      const std::size_t count = random() % 200;
+      for (std::size_t i = 0; i < count; ++i) {
+        t += static_cast<std::uint64_t>(cpus) * (1 + random() % 8);
+        records[c].push_back({t, t + random() % 4});
+        all.push_back(t);
+      }
+    }
+    std::sort(all.begin(), all.end());
+
+    CpuMerge merge = make(cpus);
+    std::vector<std::size_t> read(static_cast<std::size_t>(cpus), 0);
+    std::vector<std::uint64_t> out;
+    std::uint64_t now = 100 * static_cast<std::uint64_t>(cpus);
+    bool left = true;
+    while (left) {
+      left = false;
+      for (int c = 0; c < cpus; ++c) {
+        const auto& cpu = records[static_cast<std::size_t>(c)];
+        std::size_t& next = read[static_cast<std::size_t>(c)];
+        now += random() % 3;
+        std::vector<std::uint64_t> page;
+        // A page: up to 6 records, those visible now, in the CPU's order.
+        while (next < cpu.size() && page.size() < 6 && cpu[next].visible <= now)
+          page.push_back(cpu[next++].ts);
+        if (page.empty())
+          merge.drained(c);
+        else
+          push(merge, c, page);
+        if (next < cpu.size())
+          left = true;
+        const std::vector<std::uint64_t> got = take(merge);
+        out.insert(out.end(), got.begin(), got.end());
+      }
+      if (random() % 4 == 0) {
+        now += kSlack + 1 + random() % 10;
+        merge.waited();
+      }
+    }
+    for (int c = 0; c < cpus; ++c)
+      merge.drained(c);
+    merge.finish();
+    const std::vector<std::uint64_t> rest = take(merge);
+    out.insert(out.end(), rest.begin(), rest.end());
+    CAPTURE(seed);
+    CHECK(std::is_sorted(out.begin(), out.end()));
+    CHECK(out.size() == all.size());
+    CHECK(merge.late() == 0);
+    CHECK(merge.forced() == 0);
+    CHECK(merge.queued_pages() == 0);
+  }
+}
+
+} // namespace
+} // namespace allocwatch

@@ -1,0 +1,128 @@
+#include "ring/kernel_symbols.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+extern "C" {
+#include <event-parse.h>
+}
+
+namespace allocwatch {
+
+namespace {
+
+// The tep's resolver: the function `*address` lies in, its start in
+// `*address`; nullptr when none.
+char* resolve(void* table, unsigned long long* address, char** module) {
+  KernelSymbols::Found found;
+  if (!static_cast<const KernelSymbols*>(table)->lookup(*address, found))
+    return nullptr;
+  *address = found.start;
+  *module = const_cast<char*>(found.module);
+  return const_cast<char*>(found.name);
+}
+
+} // namespace
+
+void KernelSymbols::add(std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    if (end == std::string_view::npos) {
+      partial_.append(text);
+      return;
+    }
+    if (partial_.empty()) {
+      add_line(text.substr(0, end));
+    } else {
+      partial_.append(text.substr(0, end));
+      add_line(partial_);
+      partial_.clear();
+    }
+    text.remove_prefix(end + 1);
+  }
+}
+
+void KernelSymbols::add_line(std::string_view line) {
+  std::uint64_t address = 0;
+  const auto [after, ec] = std::from_chars(line.data(), line.data() + line.size(), address, 16);
+  const std::size_t at = static_cast<std::size_t>(after - line.data());
+  if (ec != std::errc() || line.size() < at + 4 || line[at] != ' ' || line[at + 2] != ' ')
+    return;
+  const char type = line[at + 1];
+  if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+    return;
+  std::string_view rest = line.substr(at + 3);
+  std::string_view module;
+  if (const std::size_t tab = rest.find('\t'); tab != std::string_view::npos) {
+    module = rest.substr(tab + 1);
+    rest = rest.substr(0, tab);
+    if (module.size() >= 2 && module.front() == '[' && module.back() == ']')
+      module = module.substr(1, module.size() - 2);
+    else
+      module = {};
+  }
+  // "__pfx_f" names the padding before f (kernels with call padding, 6.2+:
+  // half of the symbols); no record's address points into it.
+  constexpr std::size_t kLongest = 1024; // the kernel's KSYM_NAME_LEN is 512
+  if (rest.empty() || rest.starts_with("__pfx_") || rest.size() > kLongest ||
+      module.size() > kLongest || blocks_.size() >= (std::size_t{1} << (32 - kBlockShift)) - 1)
+    return;
+  Entry entry{address, store(rest), kNone};
+  if (!module.empty()) {
+    // A module's symbols come together: its name is kept once per run of them.
+    if (last_module_at_ == kNone || module != last_module_) {
+      last_module_.assign(module);
+      last_module_at_ = store(module);
+    }
+    entry.module = last_module_at_;
+  }
+  if (entries_.empty())
+    entries_.reserve(std::size_t{1} << 16); // a 6.18 kernel's, without the padding
+  entries_.push_back(entry);
+}
+
+std::uint32_t KernelSymbols::store(std::string_view text) {
+  constexpr std::size_t kBlock = std::size_t{1} << kBlockShift;
+  if (blocks_.empty() || block_used_ + text.size() + 1 > kBlock) {
+    blocks_.push_back(std::make_unique<char[]>(kBlock));
+    block_used_ = 0;
+  }
+  char* at = blocks_.back().get() + block_used_;
+  std::memcpy(at, text.data(), text.size());
+  at[text.size()] = '\0';
+  const auto ref = static_cast<std::uint32_t>((blocks_.size() - 1) << kBlockShift | block_used_);
+  block_used_ += text.size() + 1;
+  return ref;
+}
+
+const char* KernelSymbols::stored(std::uint32_t ref) const {
+  return blocks_[ref >> kBlockShift].get() + (ref & ((1u << kBlockShift) - 1));
+}
+
+void KernelSymbols::finish() {
+  if (!partial_.empty()) {
+    add_line(partial_);
+    partial_.clear();
+  }
+  std::sort(entries_.begin(), entries_.end(), // in place: stable_sort would take a copy
+            [](const Entry& a, const Entry& b) { return a.address < b.address; });
+}
+
+bool KernelSymbols::lookup(std::uint64_t address, Found& found) const {
+  auto after = std::upper_bound(entries_.begin(), entries_.end(), address,
+                                [](std::uint64_t a, const Entry& e) { return a < e.address; });
+  if (after == entries_.begin())
+    return false;
+  const Entry& e = *(after - 1);
+  found.start = e.address;
+  found.name = stored(e.name);
+  found.module = e.module == kNone ? nullptr : stored(e.module);
+  return true;
+}
+
+void KernelSymbols::install(tep_handle* tep) {
+  tep_set_function_resolver(tep, resolve, this);
+}
+
+} // namespace allocwatch

@@ -1,0 +1,88 @@
+// PageReader: the records of one sub-buffer page of the kernel's ring buffer
+// (what one read of per_cpu/cpuN/trace_pipe_raw returns), through
+// libtraceevent's kbuffer.
+//
+//   PageReader reader(page_size);              // one per CPU or queue; reused
+//   reader.load(cpu, buffer, bytes_read);      // buffer: page_size + kPageSlack bytes
+//   if (reader.missed() != 0) ...              // events lost before this page
+//   RawEvent e;
+//   while (reader.next(e)) ...                 // oldest first; e.data points into buffer
+//
+// The page is the running kernel's: host byte order, a header of a u64
+// timestamp and a `long_size` commit word (the committed data's length, with
+// bit 31 "events were missed before this page" and bit 30 "their count is
+// stored after the data"), then the records.
+//
+// A page is untrusted bytes, and kbuffer trusts it: it takes the commit
+// length as it is (up to 128 MiB), reads the missed count after it, and
+// follows every record's length, so that a negative padding length loops
+// for ever. load() therefore guards before kbuffer sees the page: it cuts the
+// commit length to the bytes read, drops a stored count that would lie past
+// them, and walks the records with kbuffer_raw_get, cutting the page at the
+// first record that does not move forward or ends past the committed data.
+// A page so cut is damaged(); its records before the cut are read. kbuffer
+// reads a record's header words (up to 12 bytes) before it knows its length:
+// kPageSlack zeroed bytes after the page keep those reads inside the buffer.
+//
+// The missed count is taken from the header word load() reads for the
+// guard: kbuffer_missed_events() answers 0 when the page's first record
+// follows a time extend.
+#pragma once
+
+#include "ring/raw_event.h"
+
+#include <cstddef>
+#include <cstdint>
+
+struct kbuffer;
+
+namespace allocwatch {
+
+// The bytes a page's buffer holds beyond the page itself; load() zeroes them.
+constexpr std::size_t kPageSlack = 16;
+
+class PageReader {
+public:
+  // `page_size`: the sub-buffer size (the tep's, or getpagesize());
+  // `long_size`: the kernel's long, 4 or 8 bytes (the commit word's size).
+  explicit PageReader(std::size_t page_size, int long_size = sizeof(long));
+  ~PageReader();
+  PageReader(const PageReader&) = delete;
+  PageReader& operator=(const PageReader&) = delete;
+
+  std::size_t page_size() const { return page_size_; }
+
+  // Loads the `size` bytes read into `buffer` (at most page_size; the buffer
+  // holds page_size + kPageSlack bytes, which load() may rewrite: the bytes
+  // after `size` are zeroed and a lying header is cut). The buffer must stay
+  // until the next load() or the last next(). False when the bytes cannot
+  // hold a page header: the page then has no records and is damaged().
+  bool load(int cpu, std::byte* buffer, std::size_t size);
+
+  // The next record of the page, oldest first; false at its end. `event`'s
+  // data points into the loaded buffer.
+  bool next(RawEvent& event);
+
+  // Events the kernel lost before this page: 0 none, -1 lost but not
+  // counted, else the count.
+  long long missed() const { return missed_; }
+  // The page's header timestamp (that of its first record).
+  std::uint64_t timestamp() const { return timestamp_; }
+  // The header or a record lied; what follows the lie was not read.
+  bool damaged() const { return damaged_; }
+
+private:
+  void cut_at(std::size_t data_length, bool stored);
+  std::size_t page_size_;
+  std::size_t header_size_;
+  kbuffer* kbuf_;
+  std::byte* page_ = nullptr;
+  std::size_t data_end_ = 0; // header + committed data, after the guard
+  int cpu_ = -1;
+  bool started_ = false;
+  bool damaged_ = false;
+  long long missed_ = 0;
+  std::uint64_t timestamp_ = 0;
+};
+
+} // namespace allocwatch

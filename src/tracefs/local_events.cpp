@@ -1,0 +1,92 @@
+#include "tracefs/local_events.h"
+
+#include "tracefs/libtracefs.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+extern "C" {
+#include <event-parse.h>
+}
+
+namespace allocwatch {
+
+void TepFree::operator()(tep_handle* tep) const {
+  tep_free(tep);
+}
+
+namespace {
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return !in.bad();
+}
+
+// /proc/kallsyms read in chunks, never whole (it is some 5 MB of text).
+std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return nullptr;
+  auto symbols = std::make_unique<KernelSymbols>();
+  std::string chunk(64 * 1024, '\0');
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    symbols->add(std::string_view(chunk.data(), static_cast<std::size_t>(got)));
+  }
+  ::close(fd);
+  symbols->finish();
+  return symbols;
+}
+
+} // namespace
+
+Result<LocalEvents> load_local_events(const std::string& tracing_dir,
+                                      const std::vector<std::string>& systems,
+                                      const std::string& kallsyms) {
+  LocalEvents events{TepPtr(tep_alloc()), nullptr};
+  tep_handle* tep = events.tep.get();
+  if (tep == nullptr)
+    return Error{"cannot allocate a tep handle"};
+  tep_set_page_size(tep, ::getpagesize());
+  std::string text;
+  const std::string header = tracing_dir + "/events/header_page";
+  if (!read_file(header, text))
+    return Error{"cannot read " + header + ": " + std::strerror(errno)};
+  if (tep_parse_header_page(tep, text.data(), text.size(), sizeof(long)) != 0)
+    return Error{"cannot parse " + header};
+
+  std::size_t formats = 0;
+  for (const std::string& system : systems) {
+    char** names = tracefs_system_events(tracing_dir.c_str(), system.c_str());
+    for (char** name = names; name != nullptr && *name != nullptr; ++name) {
+      const std::string path = tracing_dir + "/events/" + system + "/" + *name + "/format";
+      if (read_file(path, text) &&
+          tep_parse_event(tep, text.data(), text.size(), system.c_str()) == 0)
+        ++formats;
+    }
+    tracefs_list_free(names);
+  }
+  if (formats == 0)
+    return Error{"no event format could be read from " + tracing_dir + "/events"};
+
+  if (read_file(tracing_dir + "/printk_formats", text))
+    tep_parse_printk_formats(tep, text.c_str());
+  tracefs_load_cmdlines(tracing_dir.c_str(), tep);
+  events.symbols = read_symbols(kallsyms);
+  if (events.symbols)
+    events.symbols->install(tep);
+  return events;
+}
+
+} // namespace allocwatch

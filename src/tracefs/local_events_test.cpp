@@ -1,0 +1,80 @@
+#include "fake_tracefs.h"
+#include "tracefs/local_events.h"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <string>
+
+extern "C" {
+#include <event-parse.h>
+}
+
+namespace allocwatch {
+namespace {
+
+using testing::FakeTracefs;
+
+// events/header_page as 6.18 prints it.
+const char* kHeaderPage = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+                          "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+                          "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+                          "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+const char* kBeginFormat =
+    "name: mm_vmscan_direct_reclaim_begin\nID: 637\nformat:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+    "\tfield:int order;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+    "print fmt: \"order=%d\", REC->order\n";
+
+struct LocalFixture {
+  FakeTracefs fake;
+  LocalFixture() {
+    fake.write("events/header_page", kHeaderPage);
+    fake.write("events/vmscan/mm_vmscan_direct_reclaim_begin/format", kBeginFormat);
+    fake.write("events/vmscan/mm_shrink_slab_start/format", "not a format\n");
+    fake.write("saved_cmdlines", "2143 stress-ng\n");
+    fake.write("kallsyms", "ffffffff81234560 t shrink_node\nffffffff81300000 T super_cache_scan\n");
+  }
+};
+
+TEST_CASE("load_local_events: formats, comms and functions through the compact table") {
+  LocalFixture f;
+  Result<LocalEvents> events = load_local_events(f.fake.dir(), {"vmscan"}, f.fake.path("kallsyms"));
+  REQUIRE(events.ok());
+  tep_handle* tep = events->tep.get();
+  CHECK(tep_find_event_by_name(tep, "vmscan", "mm_vmscan_direct_reclaim_begin") != nullptr);
+  CHECK(tep_find_event_by_name(tep, "vmscan", "mm_shrink_slab_start") == nullptr); // skipped
+  CHECK(tep_get_sub_buffer_size(tep) == 4096);
+  CHECK(std::string(tep_data_comm_from_pid(tep, 2143)) == "stress-ng");
+  REQUIRE(events->symbols != nullptr);
+  CHECK(events->symbols->size() == 2);
+  const char* name = tep_find_function(tep, 0xffffffff81300010ULL);
+  REQUIRE(name != nullptr);
+  CHECK(std::string(name) == "super_cache_scan");
+}
+
+TEST_CASE("load_local_events: no kallsyms leaves addresses unnamed, not an error") {
+  LocalFixture f;
+  Result<LocalEvents> events = load_local_events(f.fake.dir(), {"vmscan"}, f.fake.path("none"));
+  REQUIRE(events.ok());
+  CHECK(events->symbols == nullptr);
+  CHECK(tep_find_function(events->tep.get(), 0xffffffff81300010ULL) == nullptr);
+}
+
+TEST_CASE("load_local_events: no header page, or no format at all, is an error that says so") {
+  LocalFixture f;
+  Result<LocalEvents> none = load_local_events(f.fake.dir(), {"compaction"});
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message == "no event format could be read from " + f.fake.dir() + "/events");
+  std::filesystem::remove(f.fake.path("events/header_page"));
+  Result<LocalEvents> headless = load_local_events(f.fake.dir(), {"vmscan"});
+  REQUIRE_FALSE(headless.ok());
+  CHECK(headless.error().message ==
+        "cannot read " + f.fake.dir() + "/events/header_page: No such file or directory");
+}
+
+} // namespace
+} // namespace allocwatch

@@ -1,0 +1,295 @@
+#include "tracefs/raw_source.h"
+
+#include "ring/header_page.h"
+#include "tracefs/files.h"
+#include "tracefs/libtracefs.h"
+#include "tracefs/saved_comms.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <ostream>
+#include <sys/epoll.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+extern "C" {
+#include <event-parse.h>
+}
+
+namespace allocwatch {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kStatsInterval = std::chrono::seconds(1);
+constexpr auto kCommsInterval = std::chrono::seconds(1);
+// A pid new to the run reads saved_cmdlines again, but not more often.
+constexpr auto kUnknownCommInterval = std::chrono::milliseconds(100);
+// The pids remembered as seen.
+constexpr std::size_t kSeenPids = 16384;
+// After a read that found records, the reader sleeps this long (more than
+// the merge's slack) and reads every CPU again: if they are all empty, the
+// quiet rule gives out everything read, so that records do not wait for
+// the next wake-up (up to kPollInterval): a short-lived task must still be
+// there when its stall is attributed to its cgroup.
+constexpr auto kSettle = std::chrono::milliseconds(2);
+
+std::string cpu_file(int cpu, const char* name) {
+  return "per_cpu/cpu" + std::to_string(cpu) + "/" + name;
+}
+
+// The traced buffer's sub-buffer size, from its own events/header_page (an
+// instance may have its own, 6.8+), else the tep's, else the page size.
+std::size_t subbuffer_size(tracefs_instance* instance, tep_handle* tep) {
+  if (Result<std::string> text = read_tracefs_file(instance, "events/header_page"); text)
+    if (Result<HeaderPageField> data = header_page_field(*text, "data"); data)
+      if (const std::size_t size = data->offset + data->size; size >= 64 && size <= (1u << 20))
+        return size;
+  const int size = tep_get_sub_buffer_size(tep);
+  return size > 0 ? static_cast<std::size_t>(size) : static_cast<std::size_t>(::getpagesize());
+}
+
+CpuStats read_stats(tracefs_instance* instance, int cpu) {
+  Result<std::string> text = read_tracefs_file(instance, cpu_file(cpu, "stats"));
+  return text ? parse_cpu_stats(*text) : CpuStats{};
+}
+
+} // namespace
+
+Result<std::unique_ptr<RawSource>> RawSource::open(LocalEvents events, Options options) {
+  tep_handle* tep = events.tep.get();
+  if (tep == nullptr)
+    return Error{"no event formats"};
+  tracefs_instance* instance = options.instance;
+  const std::size_t page_size = subbuffer_size(instance, tep);
+
+  // Every possible CPU has a per_cpu directory; an offline one stays empty.
+  std::vector<Cpu> cpus;
+  auto close_all = [&cpus] {
+    for (Cpu& cpu : cpus)
+      tracefs_cpu_close(cpu.tcpu);
+  };
+  const int possible = ::get_nprocs_conf();
+  for (int number = 0; number < possible; ++number) {
+    const std::string path = cpu_file(number, "trace_pipe_raw");
+    const int fd =
+        tracefs_instance_file_open(instance, path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT)
+        continue;
+      const int err = errno;
+      close_all();
+      return tracefs_error("open", instance, path, err);
+    }
+    tracefs_cpu* tcpu = tracefs_cpu_alloc_fd(fd, static_cast<int>(page_size), true);
+    if (tcpu == nullptr) {
+      const int err = errno;
+      ::close(fd);
+      close_all();
+      return Error{"cannot read " + tracefs_path(instance, path) + ": " + std::strerror(err)};
+    }
+    cpus.push_back(Cpu{number, tcpu, fd, read_stats(instance, number), 0});
+  }
+  if (cpus.empty()) {
+    return Error{"no per_cpu/cpuN/trace_pipe_raw in " + tracefs_path(instance, "per_cpu")};
+  }
+
+  std::unique_ptr<RawSource> source(new RawSource(std::move(events), std::move(options), page_size,
+                                                  static_cast<int>(cpus.size())));
+  source->cpus_ = std::move(cpus);
+  source->epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (source->epoll_fd_ < 0)
+    return Error{std::string("cannot wait on trace_pipe_raw: ") + std::strerror(errno)};
+  for (std::size_t slot = 0; slot < source->cpus_.size(); ++slot) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = slot;
+    if (::epoll_ctl(source->epoll_fd_, EPOLL_CTL_ADD, source->cpus_[slot].fd, &event) != 0)
+      return Error{std::string("cannot wait on trace_pipe_raw: ") + std::strerror(errno)};
+  }
+  if (Result<std::string> overwrite = read_tracefs_file(instance, "options/overwrite"); overwrite)
+    source->overwrite_ = trimmed(*overwrite) != "0";
+  return source;
+}
+
+RawSource::RawSource(LocalEvents events, Options options, std::size_t page_size, int cpus)
+    : events_(std::move(events)), tep_(events_.tep.get()), options_(std::move(options)),
+      decoder_(tep_, options_.style), merge_(cpus, page_size, options_.merge),
+      last_push_(Clock::now()), last_stats_(last_push_), last_comms_() {}
+
+RawSource::~RawSource() {
+  close();
+}
+
+void RawSource::close() {
+  for (Cpu& cpu : cpus_)
+    tracefs_cpu_close(cpu.tcpu); // closes its descriptor
+  cpus_.clear();
+  if (epoll_fd_ >= 0)
+    ::close(epoll_fd_);
+  epoll_fd_ = -1;
+  closed_ = true;
+}
+
+bool RawSource::read_turn() {
+  bool any = false;
+  for (std::size_t slot = 0; slot < cpus_.size(); ++slot) {
+    for (int turn = 0; turn < kPagesPerTurn; ++turn) {
+      std::byte* page = merge_.buffer();
+      const int got = tracefs_cpu_read(cpus_[slot].tcpu, page, true);
+      if (got > 0) {
+        const std::size_t size = merge_.page_size();
+        if (static_cast<std::size_t>(got) < size)
+          std::memset(page + got, 0, size - static_cast<std::size_t>(got));
+        if (options_.pages != nullptr) // as read: the merge may cut a lying header
+          options_.pages->add_page(cpus_[slot].number, page, size);
+        merge_.push(static_cast<int>(slot), static_cast<std::size_t>(got));
+        any = true;
+        continue;
+      }
+      if (got == 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
+        merge_.drained(static_cast<int>(slot));
+        break;
+      }
+      if (errno == EINTR)
+        continue;
+      throw FatalError(tracefs_error("read", options_.instance,
+                                     cpu_file(cpus_[slot].number, "trace_pipe_raw"), errno)
+                           .message);
+    }
+  }
+  if (any) {
+    last_push_ = Clock::now();
+    if (last_push_ - last_comms_ >= kCommsInterval)
+      refresh_comms();
+  }
+  return any;
+}
+
+void RawSource::wait() {
+  epoll_event ready[16];
+  const int n = ::epoll_wait(epoll_fd_, ready, 16, static_cast<int>(kPollInterval.count()));
+  if (n < 0 && errno != EINTR)
+    throw FatalError(std::string("cannot wait on trace_pipe_raw: ") + std::strerror(errno));
+  if (n > 0) {
+    const auto& delay = options_.batch_delay;
+    const timespec pause{static_cast<time_t>(delay.count() / 1000),
+                         static_cast<long>(delay.count() % 1000 * 1'000'000)};
+    ::nanosleep(&pause, nullptr); // a signal (a stop) cuts it short
+  }
+  const Clock::time_point now = Clock::now();
+  if (now - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
+    merge_.waited();
+  if (!overwrite_ && now - last_stats_ >= kStatsInterval) {
+    last_stats_ = now;
+    collect_stats_losses();
+  }
+}
+
+void RawSource::collect_stats_losses() {
+  for (Cpu& cpu : cpus_) {
+    const CpuStats now = read_stats(options_.instance, cpu.number);
+    const std::uint64_t grown =
+        now.lost() >= cpu.at_start.lost() ? now.lost() - cpu.at_start.lost() : 0;
+    if (grown > cpu.reported) {
+      pending_lost_.emplace_back(cpu.number, static_cast<long long>(grown - cpu.reported));
+      cpu.reported = grown;
+    }
+  }
+}
+
+bool RawSource::first_seen(std::int32_t pid) {
+  if (seen_pids_.size() >= kSeenPids)
+    seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
+  return seen_pids_.insert(pid).second;
+}
+
+void RawSource::refresh_comms() {
+  last_comms_ = Clock::now();
+  if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
+    update_comms(tep_, *cmdlines);
+}
+
+const Record* RawSource::deliver(const CpuMerge::Item& item) {
+  Cpu& cpu = cpus_[static_cast<std::size_t>(item.cpu)];
+  if (item.kind == CpuMerge::Item::Kind::Lost) {
+    if (item.lost > 0)
+      cpu.reported += static_cast<std::uint64_t>(item.lost);
+    return &decoder_.lost(cpu.number, item.lost);
+  }
+  RawEvent event = item.event;
+  event.cpu = cpu.number;
+  const Record* record = &decoder_.decode(event);
+  // A pid new to this run may be a task that started, exec'd or took over a
+  // reused pid since saved_cmdlines was last read.
+  if (record->pid > 0 && first_seen(record->pid) &&
+      Clock::now() - last_comms_ >= kUnknownCommInterval) {
+    const std::string before(record->comm);
+    refresh_comms();
+    if (const char* now = tep_data_comm_from_pid(tep_, record->pid);
+        now != nullptr && before != now)
+      record = &decoder_.decode(event);
+  }
+  return record;
+}
+
+void RawSource::say_merge_trouble() const {
+  if (options_.messages == nullptr || merge_.forced() + merge_.late() + merge_.damaged_pages() == 0)
+    return;
+  *options_.messages << "allocwatch: trace_pipe_raw: " << merge_.forced()
+                     << " records given out before every CPU was read (over "
+                     << options_.merge.max_pages << " pages queued), " << merge_.late()
+                     << " older than one given before, " << merge_.damaged_pages()
+                     << " damaged pages cut\n";
+}
+
+const Record* RawSource::next() {
+  for (;;) {
+    if (closed_)
+      return nullptr;
+    CpuMerge::Item item;
+    if (merge_.next(item))
+      return deliver(item);
+    if (!pending_lost_.empty()) {
+      const auto [cpu, count] = pending_lost_.front();
+      pending_lost_.erase(pending_lost_.begin());
+      return &decoder_.lost(cpu, count);
+    }
+    if (finished_) {
+      close();
+      return nullptr;
+    }
+    if (!draining_ && options_.should_stop && options_.should_stop()) {
+      if (tracefs_trace_off(options_.instance) != 0)
+        throw FatalError(tracefs_error("write", options_.instance, "tracing_on", errno).message +
+                         " (switching tracing off)");
+      draining_ = true;
+    }
+    if (read_turn()) {
+      settled_ = false;
+      continue;
+    }
+    if (!draining_ && !settled_ && merge_.queued_pages() > 0) {
+      settled_ = true;
+      const timespec pause{0, std::chrono::nanoseconds(kSettle).count()};
+      ::nanosleep(&pause, nullptr);
+      if (Clock::now() - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
+        merge_.waited();
+      continue;
+    }
+    if (draining_) { // every CPU read empty with tracing off: nothing more comes
+      collect_stats_losses();
+      merge_.finish();
+      finished_ = true;
+      say_merge_trouble();
+      continue;
+    }
+    wait();
+  }
+}
+
+} // namespace allocwatch

@@ -1,0 +1,65 @@
+// libFuzzer harness: bytes as one page read from trace_pipe_raw, untrusted.
+// The page sits at the end of its buffer, the slack included, and a page
+// that cannot be read or written follows it: libtraceevent is not built
+// with the sanitizers, so a read of kbuffer's past the buffer must fault.
+// Every record must lie inside the bytes read, and the walk must end (a
+// loop is a timeout).
+#include "ring/page_reader.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace allocwatch;
+
+namespace {
+
+void require(bool condition) {
+  if (!condition)
+    std::abort();
+}
+
+constexpr std::size_t kPage = 4096;
+
+// A buffer of kPage + kPageSlack bytes ending where an inaccessible page
+// begins.
+std::byte* guarded_buffer() {
+  static std::byte* buffer = [] {
+    const std::size_t unit = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t room = (kPage + kPageSlack + unit - 1) / unit * unit;
+    void* map =
+        ::mmap(nullptr, room + unit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    require(map != MAP_FAILED);
+    auto* base = static_cast<std::byte*>(map);
+    require(::mprotect(base + room, unit, PROT_NONE) == 0);
+    return base + room - (kPage + kPageSlack);
+  }();
+  return buffer;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::byte* buffer = guarded_buffer();
+  const std::size_t bytes = size < kPage ? size : kPage;
+  for (int long_size : {8, 4}) {
+    std::memcpy(buffer, data, bytes);
+    PageReader reader(kPage, long_size);
+    const bool loaded = reader.load(0, buffer, bytes);
+    require(loaded == (bytes >= 8u + static_cast<std::size_t>(long_size)));
+    require(reader.missed() >= -1);
+    RawEvent e;
+    std::size_t count = 0;
+    while (reader.next(e)) {
+      const auto* begin = static_cast<const std::byte*>(e.data);
+      require(begin >= buffer + 8 + long_size);
+      require(begin + e.size <= buffer + bytes);
+      require(e.cpu == 0);
+      require(++count <= kPage / 4); // a record takes 4 bytes at least
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,53 @@
+# Sourced by tests/live/run.sh: the binary path against the text one. A raw
+# run (the default source) and a `--source text --force` run trace at once,
+# each in its own instance, while a memory cgroup reclaims; they must find
+# the same stalls (tests/live/same_stalls.py), the raw figures exact in ns,
+# neither losing events, and tracefs must be as found afterwards.
+
+state >"$tmp/prior-state"
+cg=$(make_cgroup raw)
+raw_threshold_ns=2000
+"$bin" -t 2us --format json --duration 120s >"$tmp/raw.json" 2>"$tmp/raw.err" &
+raw_run=$!
+if wait_started "$raw_run"; then
+  "$bin" -t 2us --format json --source text --force --duration 120s \
+    >"$tmp/text.json" 2>"$tmp/text.err" &
+  text_run=$!
+  if wait_started "$text_run"; then
+    for _ in 1 2; do read_in_cgroup "$cg"; done
+    sleep 1 # the text run's batch delay, the raw run's last pass
+  fi
+  kill -INT "$text_run" 2>/dev/null
+  wait "$text_run"
+  text_rc=$?
+fi
+kill -INT "$raw_run" 2>/dev/null
+wait "$raw_run"
+raw_rc=$?
+remove_cgroup "$cg"
+
+if [ "$raw_rc" = 0 ] && [ "${text_rc:-1}" = 0 ]; then
+  ok "raw and text at once: both exit 0"
+else
+  fail "raw and text at once: exit $raw_rc (raw), ${text_rc:-none} (text)"
+  tail -n 5 "$tmp/raw.err" "$tmp/text.err" 2>/dev/null
+fi
+if grep -q "instead of trace_pipe_raw" "$tmp/raw.err"; then
+  fail "the raw run read the text: $(grep "instead of trace_pipe_raw" "$tmp/raw.err")"
+else
+  ok "the raw run read trace_pipe_raw"
+fi
+for run in raw text; do
+  if grep -q " 0 events lost by the kernel" "$tmp/$run.err"; then
+    ok "the $run run lost no events"
+  else
+    fail "the $run run lost events: $(grep "events lost" "$tmp/$run.err")"
+  fi
+done
+while IFS= read -r line; do
+  case $line in
+  "ok - "*) ok "raw vs text: ${line#ok - }" ;;
+  *) fail "raw vs text: ${line#FAIL - }" ;;
+  esac
+done < <(tests/live/same_stalls.py "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" 2>&1)
+check_restored "raw and text at once"
