@@ -263,34 +263,6 @@ run_allocwatch run2 "$seconds" text text "${label2:+$label2, }--source text"
 # The stall report as JSON records, its cgroup records with it: a shorter run.
 run_allocwatch run3 $((seconds / 2)) json raw "JSON output${label2:+, $label2}"
 
-# trace-cmd's own trace.dat files, for the host to replay with allocwatch -i
-# and to read with trace-cmd report: a graph trace set up as allocwatch's
-# graph mode sets it (the functions allocwatch --check chose, tracing_thresh
-# 100 us, which trace-cmd leaves alone; -l rather than -g, which would trace
-# every function the profile's call, not only these), with every vmscan and
-# compaction event, under 4 s of load; then those events alone in an instance
-# (-B), under 2 s.
-capture_trace_cmd() {
-  dir=$results/trace-cmd
-  mkdir -p "$dir"
-  functions=$(awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 }
-    on && $1 != "MISSING" { printf " -l %s", $1 }' "$results/check.txt")
-  old_thresh=$(cat $tracing/tracing_thresh)
-  echo 100 >$tracing/tracing_thresh
-  # shellcheck disable=SC2086 # the -l options; three directories
-  trace-cmd record -q -o "$dir/graph.dat" -p function_graph $functions -e vmscan -e compaction \
-    memstress /mnt/data 4 $cgroup_dirs >"$dir/graph.log" 2>&1
-  echo $? >"$dir/graph.status"
-  echo "$old_thresh" >$tracing/tracing_thresh
-  # shellcheck disable=SC2086 # three directories
-  trace-cmd record -q -o "$dir/events.dat" -B allocwatch-e2e -e vmscan -e compaction \
-    memstress /mnt/data 2 $cgroup_dirs >"$dir/events.log" 2>&1
-  echo $? >"$dir/events.status"
-  echo "allocwatch-e2e: trace-cmd recorded graph.dat (status $(cat "$dir/graph.status")," \
-    "$(wc -c <"$dir/graph.dat") bytes), events.dat (status $(cat "$dir/events.status")," \
-    "$(wc -c <"$dir/events.dat") bytes)"
-}
-capture_trace_cmd
 
 # The kernel's own line forms with tracing_thresh 0 (entries, leaves, bare
 # returns, and the forms of the options above), which allocwatch never asks
@@ -319,6 +291,38 @@ capture_formats() {
   echo "allocwatch-e2e: captured $(wc -l <"$dir/raw.trace") lines with tracing_thresh 0"
 }
 capture_formats
+
+# trace-cmd's own trace.dat files, for the host to replay with allocwatch -i
+# and to read with trace-cmd report: a graph trace set up as allocwatch's
+# graph mode sets it (the functions allocwatch --check chose, tracing_thresh
+# 100 us, which trace-cmd leaves alone; -l rather than -g, which would trace
+# every function the profile's call, not only these), with every vmscan and
+# compaction event, under 4 s of load; then those events alone in an instance
+# (-B), under 2 s. After the thresh-0 capture: trace-cmd's graph session was
+# seen to leave a return hook on a kworker asleep in schedule(), whose
+# return the next graph trace (the capture, with no filter on returns) then
+# printed.
+capture_trace_cmd() {
+  dir=$results/trace-cmd
+  mkdir -p "$dir"
+  functions=$(awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 }
+    on && $1 != "MISSING" { printf " -l %s", $1 }' "$results/check.txt")
+  old_thresh=$(cat $tracing/tracing_thresh)
+  echo 100 >$tracing/tracing_thresh
+  # shellcheck disable=SC2086 # the -l options; three directories
+  trace-cmd record -q -o "$dir/graph.dat" -p function_graph $functions -e vmscan -e compaction \
+    memstress /mnt/data 4 $cgroup_dirs >"$dir/graph.log" 2>&1
+  echo $? >"$dir/graph.status"
+  echo "$old_thresh" >$tracing/tracing_thresh
+  # shellcheck disable=SC2086 # three directories
+  trace-cmd record -q -o "$dir/events.dat" -B allocwatch-e2e -e vmscan -e compaction \
+    memstress /mnt/data 2 $cgroup_dirs >"$dir/events.log" 2>&1
+  echo $? >"$dir/events.status"
+  echo "allocwatch-e2e: trace-cmd recorded graph.dat (status $(cat "$dir/graph.status")," \
+    "$(wc -c <"$dir/graph.dat") bytes), events.dat (status $(cat "$dir/events.status")," \
+    "$(wc -c <"$dir/events.dat") bytes)"
+}
+capture_trace_cmd
 
 # A run killed with SIGKILL once tracing is set up, then allocwatch --restore,
 # which must find the journal and put tracefs back.
