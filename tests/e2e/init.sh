@@ -305,6 +305,7 @@ capture_formats
 capture_trace_cmd() {
   dir=$results/trace-cmd
   mkdir -p "$dir"
+  started=$(cut -d . -f 1 /proc/uptime)
   functions=$(awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 }
     on && $1 != "MISSING" { printf " -l %s", $1 }' "$results/check.txt")
   old_thresh=$(cat $tracing/tracing_thresh)
@@ -320,7 +321,7 @@ capture_trace_cmd() {
   echo $? >"$dir/events.status"
   echo "allocwatch-e2e: trace-cmd recorded graph.dat (status $(cat "$dir/graph.status")," \
     "$(wc -c <"$dir/graph.dat") bytes), events.dat (status $(cat "$dir/events.status")," \
-    "$(wc -c <"$dir/events.dat") bytes)"
+    "$(wc -c <"$dir/events.dat") bytes) in $(($(cut -d . -f 1 /proc/uptime) - started)) s"
 }
 capture_trace_cmd
 
