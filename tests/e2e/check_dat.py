@@ -3,11 +3,12 @@
 reads it, with no allocwatch code: the run's own --save file, or a file
 trace-cmd recorded that allocwatch -i replayed.
 
-    check_dat.py [--events] PROFILE THRESHOLD_US DAT OUTPUT [REPORT]
+    check_dat.py [--events] [--buffer NAME] PROFILE THRESHOLD_US DAT OUTPUT [REPORT]
 
 OUTPUT is allocwatch's stdout, text or JSON Lines (then it holds the stall
 report's records too); REPORT the --report file; --events: the run was in
-events mode (graph mode otherwise). The spans are DAT's by the binding rule
+events mode (graph mode otherwise); --buffer: the run read DAT's instance
+NAME (the top level otherwise). The spans are DAT's by the binding rule
 with exact ns (tests/e2e/dat_spans.py); OUTPUT is matched to DAT's records
 (tests/e2e/run_output.py), the report's tables read by
 tests/e2e/report_tables.py. Checks, each printing one "ok ..." or
@@ -275,16 +276,18 @@ def check_tables(dat, profile, tables, totals=None):
 
 def main():
     args = sys.argv[1:]
-    mode = "graph"
+    mode, buffer = "graph", ""
     if args[:1] == ["--events"]:
         mode, args = "events", args[1:]
+    if args[:1] == ["--buffer"] and len(args) > 1:
+        buffer, args = args[1], args[2:]
     if len(args) not in (4, 5):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     profile = Profile(args[0])
     threshold_ns = round(float(args[1]) * MICRO)
     try:
-        dat = Dat(args[2], threshold_ns, profile, mode)
+        dat = Dat(args[2], threshold_ns, profile, mode, buffer)
     except DatError as e:
         print(f"check_dat.py: {e}", file=sys.stderr)
         sys.exit(2)

@@ -102,7 +102,7 @@ check_dat() {
   sed -n 's/^trace.dat: \([0-9]*\) \(returns\|shrink pairs\) over the threshold: \(.*\)/raw: \1 \2 over threshold: \3/p' \
     "$1/dat-check.log" >"$1/e2e-check.log"
 }
-check_dat_of() { # LOG DAT OUTPUT REPORT [--events]: check_dat.py's verdicts, its lines in LOG
+check_dat_of() { # LOG DAT OUTPUT REPORT [OPTION...]: check_dat.py's verdicts, its lines in LOG
   local log=$1 status=0
   "$python" "$repo/tests/e2e/check_dat.py" "${@:5}" "$repo/configs/default.yaml" "$threshold_us" \
     "$2" "$3" "$4" >"$log" 2>&1 || status=$?
@@ -279,7 +279,7 @@ ring_buffer_kb() {
 # Checks of the kernel as a whole (its results directory R, kernel K, the
 # prepared kernel KDIR with its config).
 kernel_checks=(check_console check_functions check_events check_runs_present check_formats
-  check_trace_cmd_files check_restore_after_kill check_made_run)
+  check_trace_cmd_file check_restore_after_kill check_made_run)
 
 check_console() {
   local crashes
@@ -410,20 +410,25 @@ check_formats() {
   done
 }
 
-# The trace.dat files trace-cmd recorded in the guest, replayed by allocwatch
-# -i: what it prints and reports is what check_dat.py finds in each, the
-# graph trace in graph mode, the events of an instance (-B) in events mode.
-check_trace_cmd_files() {
-  local d=$1/trace-cmd name status
-  check "trace-cmd recorded graph.dat and events.dat in the guest (status $(cat "$d/graph.status" 2>/dev/null) and $(cat "$d/events.status" 2>/dev/null))" \
-    [ "$(cat "$d/graph.status" 2>/dev/null)" = 0 -a "$(cat "$d/events.status" 2>/dev/null)" = 0 ]
+# The trace.dat trace-cmd recorded in the guest, replayed by allocwatch -i:
+# what it prints and reports is what check_dat.py finds in it, the top
+# level's graph trace in graph mode, the instance's events (--buffer) in
+# events mode.
+check_trace_cmd_file() {
+  local d=$1/trace-cmd name status option
+  check "trace-cmd recorded trace.dat in the guest (status $(cat "$d/record.status" 2>/dev/null): $(tail -n 1 "$d/record.log" 2>/dev/null))" \
+    [ "$(cat "$d/record.status" 2>/dev/null)" = 0 ]
   for name in graph events; do
+    option=()
+    [ $name = graph ] || option=(--buffer allocwatch-e2e)
     status=0
-    timeout 300 "$bin" -i "$d/$name.dat" -t 100us -p "$repo/configs/default.yaml" \
+    timeout 300 "$bin" -i "$d/trace.dat" "${option[@]}" -t 100us -p "$repo/configs/default.yaml" \
       --report "$d/$name-report.txt" >"$d/$name.out" 2>"$d/$name.err" || status=$?
-    check "allocwatch -i $name.dat exits 0 (status $status: $(tail -n 1 "$d/$name.err"))" [ $status = 0 ]
-    [ $status != 0 ] || threshold_us=100 check_dat_of "$d/$name-check.log" "$d/$name.dat" \
-      "$d/$name.out" "$d/$name-report.txt" $([ $name = events ] && echo --events)
+    check "allocwatch -i trace.dat ${option[*]} exits 0 (status $status: $(tail -n 1 "$d/$name.err"))" \
+      [ $status = 0 ]
+    [ $name = graph ] || option=(--events "${option[@]}")
+    [ $status != 0 ] || threshold_us=100 check_dat_of "$d/$name-check.log" "$d/trace.dat" \
+      "$d/$name.out" "$d/$name-report.txt" "${option[@]}"
   done
 }
 

@@ -3,7 +3,8 @@
 the profile says of them: the VM test's model, none of allocwatch's code.
 
     profile = Profile(PROFILE_PATH)
-    dat = Dat(DAT_PATH, threshold_ns, profile, mode)    # mode: graph, events
+    dat = Dat(DAT_PATH, threshold_ns, profile, mode, buffer)  # mode: graph, events;
+                                                               # buffer: "" the top level
 
 A span is a function return (graph mode: a funcgraph_exit, [calltime,
 rettime]) or a pair of the mode's (`modes:` in the profile): a begin and the
@@ -86,10 +87,10 @@ class Span:
 
 
 class Dat:
-    def __init__(self, path, threshold_ns, profile, mode):
+    def __init__(self, path, threshold_ns, profile, mode, buffer=""):
         self.path = path
         self.functions = None  # read_functions(path), once a shrinker prints as an address
-        self.records, self.unread = read_dat(path)
+        self.records, self.unread = read_dat(path, buffer)
         self.by_pid = defaultdict(list)  # tracepoints, in time order
         for r in sorted(self.records, key=lambda r: r.ts):
             if r.name not in ("funcgraph_exit", "funcgraph_entry"):

@@ -3,9 +3,9 @@
 # stock kernels with this as the whole userland, runs allocwatch in graph mode
 # over a memory-pressure workload (once as the kernel boots, reading the ring
 # buffer raw; once more with what can be switched flipped, reading
-# trace_pipe's text; once more, shorter, raw with JSON output), records two
-# trace.dat files with trace-cmd, captures a short text trace of the kernel's
-# other line forms, and hands everything back on a second disk.
+# trace_pipe's text; once more, shorter, raw with JSON output), captures a
+# short text trace of the kernel's other line forms, records a trace.dat with
+# trace-cmd, and hands everything back on a second disk.
 #
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
@@ -16,10 +16,9 @@
 #
 # Results, one directory per run (run1, run2, run3) plus kernel-wide facts:
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
-#   cgroups (the memory cgroups made, below), run-dir, trace-cmd/ (trace.dat
-#   files trace-cmd recorded: graph.dat, events.dat, their logs and
-#   statuses), formats/ (thresh-0 capture), restore/ (kill -9, then
-#   --restore), dmesg.txt; per run: label,
+#   cgroups (the memory cgroups made, below), run-dir, trace-cmd/ (the
+#   trace.dat trace-cmd recorded, its log and status), formats/ (thresh-0
+#   capture), restore/ (kill -9, then --restore), dmesg.txt; per run: label,
 #   format (of out.txt: text, json), tracefs.before/after, trace.dat (a raw
 #   run's --save) or raw.trace (a text run's),
 #   out.txt, err.txt, report.txt (the stall report, --report),
@@ -292,16 +291,16 @@ capture_formats() {
 }
 capture_formats
 
-# trace-cmd's own trace.dat files, for the host to replay with allocwatch -i
-# and to read with trace-cmd report: a graph trace set up as allocwatch's
-# graph mode sets it (the functions allocwatch --check chose, tracing_thresh
-# 100 us, which trace-cmd leaves alone; -l rather than -g, which would trace
-# every function the profile's call, not only these), with every vmscan and
-# compaction event, under 4 s of load; then those events alone in an instance
-# (-B), under 2 s. After the thresh-0 capture: trace-cmd's graph session was
-# seen to leave a return hook on a kworker asleep in schedule(), whose
-# return the next graph trace (the capture, with no filter on returns) then
-# printed.
+# trace-cmd's own trace.dat, for the host to replay with allocwatch -i and to
+# read with trace-cmd report: one recording, under 4 s of load, of a graph
+# trace at the top level set up as allocwatch's graph mode sets it (the
+# functions allocwatch --check chose, tracing_thresh 100 us, which trace-cmd
+# leaves alone; -l rather than -g, which would trace every function the
+# profile's call, not only these) with every vmscan and compaction event,
+# and of those events alone in an instance (-B). After the thresh-0 capture:
+# trace-cmd's graph session was seen to leave a return hook on a kworker
+# asleep in schedule(), whose return the next graph trace (the capture, with
+# no filter on returns) then printed.
 capture_trace_cmd() {
   dir=$results/trace-cmd
   mkdir -p "$dir"
@@ -311,17 +310,13 @@ capture_trace_cmd() {
   old_thresh=$(cat $tracing/tracing_thresh)
   echo 100 >$tracing/tracing_thresh
   # shellcheck disable=SC2086 # the -l options; three directories
-  trace-cmd record -q -o "$dir/graph.dat" -p function_graph $functions -e vmscan -e compaction \
-    memstress /mnt/data 4 $cgroup_dirs >"$dir/graph.log" 2>&1
-  echo $? >"$dir/graph.status"
+  trace-cmd record -q -o "$dir/trace.dat" -p function_graph $functions -e vmscan -e compaction \
+    -B allocwatch-e2e -e vmscan -e compaction memstress /mnt/data 4 $cgroup_dirs \
+    >"$dir/record.log" 2>&1
+  echo $? >"$dir/record.status"
   echo "$old_thresh" >$tracing/tracing_thresh
-  # shellcheck disable=SC2086 # three directories
-  trace-cmd record -q -o "$dir/events.dat" -B allocwatch-e2e -e vmscan -e compaction \
-    memstress /mnt/data 2 $cgroup_dirs >"$dir/events.log" 2>&1
-  echo $? >"$dir/events.status"
-  echo "allocwatch-e2e: trace-cmd recorded graph.dat (status $(cat "$dir/graph.status")," \
-    "$(wc -c <"$dir/graph.dat") bytes), events.dat (status $(cat "$dir/events.status")," \
-    "$(wc -c <"$dir/events.dat") bytes) in $(($(cut -d . -f 1 /proc/uptime) - started)) s"
+  echo "allocwatch-e2e: trace-cmd recorded trace.dat (status $(cat "$dir/record.status")," \
+    "$(wc -c <"$dir/trace.dat") bytes) in $(($(cut -d . -f 1 /proc/uptime) - started)) s"
 }
 capture_trace_cmd
 

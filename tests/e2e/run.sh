@@ -375,15 +375,18 @@ dat 'a shrinker stall of another instance, JSON' 'task rows are the trace.dat' \
   "sed -i 's/\"instance\":\"0xff259b300243c080\"/\"instance\":\"0xff259b300243c780\"/' good.json" json
 
 # In events mode: fixtures/dat/events.report and events.report-R are a 6.1
-# guest's events.dat (trace-cmd record -B, an instance's vmscan and
-# compaction events) cut to two tasks over 320 ms and to the profile's
-# events, shrinkers left out; good-events.out what allocwatch -i printed of
-# that file for those records.
-events_dat() { # NAME EXPECT SED [graph]
+# guest's trace.dat of an instance's vmscan and compaction events (trace-cmd
+# record -B allocwatch-e2e) cut to two tasks over 320 ms and to the
+# profile's events, shrinkers left out; good-events.out what allocwatch -i
+# printed of that file for those records.
+events_dat() { # NAME EXPECT SED [OPTION...]: OPTIONs instead of --events --buffer
+  name=$1 expect=$2
   sed "$3" fixtures/dat/good-events.out >"$tmp/events.out"
-  PATH=$tmp/bin:$PATH $python check_dat.py $([ "${4:-}" = graph ] || echo --events) \
-    ../../configs/default.yaml 100 fixtures/dat/events "$tmp/events.out" >"$tmp/log" 2>&1
-  verdict "trace.dat checker, events mode: $1" "$2" $?
+  shift 3
+  [ $# -gt 0 ] || set -- --events --buffer allocwatch-e2e
+  PATH=$tmp/bin:$PATH $python check_dat.py "$@" ../../configs/default.yaml 100 fixtures/dat/events \
+    "$tmp/events.out" >"$tmp/log" 2>&1
+  verdict "trace.dat checker, events mode: $name" "$expect" $?
 }
 events_dat correct pass ''
 events_dat "a slow pair's end left out" 'pairs over the threshold in the trace.dat print their own lines' \
@@ -392,7 +395,9 @@ events_dat 'a claimed tracepoint left out' 'records the profile lets a span clai
   '/71.873404: mm_compaction_migratepages/d'
 events_dat 'a time a microsecond off' 'is a record of the trace.dat' \
   's/71.873404: mm_compaction_migratepages/71.873405: mm_compaction_migratepages/'
-events_dat 'a pair as graph mode reads it' 'every line of the output is a trace line' '' graph
+events_dat 'a pair as graph mode reads it' 'every line of the output is a trace line' '' \
+  --buffer allocwatch-e2e
+events_dat "the top level's records, not the instance's" 'is a record of the trace.dat' '' --events
 
 # A trace.dat trace-cmd cannot read: no verdict on the run, exit 2.
 rm -f "$tmp/dat/graph.report-R"

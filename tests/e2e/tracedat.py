@@ -1,20 +1,20 @@
 """A trace.dat as trace-cmd report reads it, for the VM test's checkers: an
 independent decoder (trace-cmd's), none of allocwatch's code.
 
-    records, unread = read_dat(PATH)
+    records, unread = read_dat(PATH, BUFFER)   # BUFFER: an instance, "" the top level
 
 `trace-cmd report -t` gives each record's exact timestamp (ns) and its fields
 as the event's print format prints them; `trace-cmd report -t -R` the same
-records, in the same order, with raw field values. A funcgraph_exit's raw
-print (trace-cmd's function graph handler) names the function and gives
-`calltime` and `rettime` in hex ns; every other event keeps its printed
-fields (`info`) and its raw ones (`raw`, strings). A file recorded from an
-instance (`-B NAME`) prefixes each line with `NAME: `, which is dropped.
-Lines that are not records (the header, lost-event notes) are counted in
-`unread`, with the first few kept for messages. Raw numbers print in decimal
-or, for some fields and kernels, in hex with 0x: `number()` reads both.
-`read_functions(PATH)` is the file's symbol table (`trace-cmd report -f`),
-address -> name, for raw fields that print as addresses.
+records, in the same order, with raw field values. A file with instances
+prints every buffer's records, an instance's prefixed with `NAME: `: one
+buffer's are kept. A funcgraph_exit's raw print (trace-cmd's function graph
+handler) names the function and gives `calltime` and `rettime` in hex ns;
+every other event keeps its printed fields (`info`) and its raw ones (`raw`,
+strings). Lines that are not records (the header, lost-event notes) are
+counted in `unread`, with the first few kept for messages. Raw numbers print
+in decimal or, for some fields and kernels, in hex with 0x: `number()` reads
+both. `read_functions(PATH)` is the file's symbol table (`trace-cmd report
+-f`), address -> name, for raw fields that print as addresses.
 """
 import re
 import subprocess
@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 TRACE_CMD = "trace-cmd"
 
-# [BUFFER: ]  comm-pid  [cpu]  secs.nanosecs: event: info; trace-cmd pads
-# "event:" with spaces to a column, which are not the info's.
-LINE = re.compile(r"^(?:[\w.-]+: )?\s*(?P<comm>.*?)-(?P<pid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+"
+# [BUFFER: ]  comm-pid  [cpu]  secs.nanosecs: event: info; an instance's
+# lines name it first, the top level's start with the comm's padding;
+# trace-cmd pads "event:" with spaces to a column, which are not the info's.
+LINE = re.compile(r"^(?:(?P<buffer>[\w.-]+): )?\s*(?P<comm>.*?)-(?P<pid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+"
                   r"(?P<secs>\d+)\.(?P<ns>\d{9}):\s+(?P<name>\w+):\s*(?P<info>.*?)\s*$")
 RAW_FIELD = re.compile(r"(\w+)=(\S*)")
 
@@ -67,9 +68,10 @@ def report(path, *options):
     return done.stdout.splitlines()
 
 
-def read_dat(path):
-    """(records, unread): every record of PATH in trace-cmd report's order,
-    and the lines that are not records."""
+def read_dat(path, buffer=""):
+    """(records, unread): every record of PATH's BUFFER (an instance's name;
+    "" the top level) in trace-cmd report's order, and the lines that are
+    not records. The other buffers' records are neither."""
     printed, raw = report(path), report(path, "-R")
     if len(printed) != len(raw):
         raise DatError(f"trace-cmd report printed {len(printed)} lines, with -R {len(raw)}")
@@ -78,6 +80,8 @@ def read_dat(path):
         m, r = LINE.match(text), LINE.match(raw_text)
         if not m or not r:
             unread.append(text)
+            continue
+        if (m["buffer"] or "") != buffer:
             continue
         head = (m["pid"], m["cpu"], m["secs"], m["ns"], m["name"])
         if head != (r["pid"], r["cpu"], r["secs"], r["ns"], r["name"]):
