@@ -424,7 +424,7 @@ check_trace_cmd_file() {
     status=0
     timeout 300 "$bin" -i "$d/trace.dat" "${option[@]}" -t 100us -p "$repo/configs/default.yaml" \
       --report "$d/$name-report.txt" >"$d/$name.out" 2>"$d/$name.err" || status=$?
-    check "allocwatch -i trace.dat ${option[*]} exits 0 (status $status: $(tail -n 1 "$d/$name.err"))" \
+    check "allocwatch -i trace.dat${option[*]:+ ${option[*]}} exits 0 (status $status: $(tail -n 1 "$d/$name.err"))" \
       [ $status = 0 ]
     [ $name = graph ] || option=(--events "${option[@]}")
     [ $status != 0 ] || threshold_us=100 check_dat_of "$d/$name-check.log" "$d/trace.dat" \
