@@ -534,7 +534,7 @@ run_kernel() {
   passed=0
   failed=0
   checks "$r/checks.log" kernel "$bin" "$work/e2e-check" "$k" "$kdir" "$console" "$r"
-  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
+  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), -i of trace-cmd's trace.dat, kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
     "replay" "$picked" "-" "-" "$passed/$((passed + failed))"
   set -e
   t_checks=$((SECONDS - step))
