@@ -6,6 +6,8 @@ build=${1:-build}
 cd "$(dirname "$0")/.."
 passed=0
 failed=0
+# Leaks of the system's libraries, for the sanitized build (SAN=1).
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # suite NAME COMMAND...: the command prints "NAME: N passed, N failed" last.
 suite() {

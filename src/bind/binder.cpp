@@ -392,7 +392,7 @@ void Binder::open_pair(TaskState& task, std::size_t pair, const Record& record) 
   ShrinkerKey* shrinker = nullptr;
   std::string_view instance;
   if (pairs_[pair].spec->shrinker) {
-    const std::string_view fields = text_of(record, record_text_).fields;
+    const std::string_view fields = shrinker_fields(record);
     // The slot still has the key of the task's last begin of this pair.
     shrinker = shrinker_keys_.find_after(begin.shrinker, fields);
     if (shrinker == nullptr) // no instance, or not a kernel's number of shrinkers
@@ -427,7 +427,7 @@ bool Binder::close_pair(TaskState& task, std::size_t pair, const Record& record)
     return false;
   }
   if (active.spec->shrinker) {
-    const std::string_view fields = text_of(record, record_text_).fields;
+    const std::string_view fields = shrinker_fields(record);
     ShrinkerKey* const key = begin.shrinker;
     if (key != nullptr && key->named_by(fields)) {
       // The same prefix as the begin's: the same shrinker, parsed already.

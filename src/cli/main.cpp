@@ -6,6 +6,7 @@
 #include "cgroup/cgroup_tasks.h"
 #include "cli/attribution.h"
 #include "cli/options.h"
+#include "cli/replay_input.h"
 #include "cli/run_report.h"
 #include "metrics/run_metrics.h"
 #include "output/fanout_sink.h"
@@ -61,19 +62,6 @@ void install_signal_handlers() {
     sigaction(signo, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 }
-
-// Ends the input once a stop signal came, so that a replay interrupted with
-// Ctrl-C still prints its shrinker totals.
-class UntilStopSignal : public ByteSource {
-public:
-  explicit UntilStopSignal(ByteSource& input) : input_(input) {}
-  std::size_t read(char* buf, std::size_t n) override {
-    return g_stop_signal ? 0 : input_.read(buf, n);
-  }
-
-private:
-  ByteSource& input_;
-};
 
 // Live output is read as it comes (tail -f out.dat), so what was printed
 // goes out before each read of the trace, which waits when nothing is there:
@@ -209,7 +197,7 @@ int replay(const Options& options, const Profile& profile) {
   int fd = STDIN_FILENO;
   if (*options.input != "-") {
     // A FIFO blocks open() until a writer comes; Ctrl-C then is a normal
-    // stop of a replay that read nothing (UntilStopSignal reads no more).
+    // stop of a replay that read nothing (ReplayInput reads no more).
     do
       fd = ::open(options.input->c_str(), O_RDONLY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR && !g_stop_signal);
@@ -217,12 +205,18 @@ int replay(const Options& options, const Profile& profile) {
       throw FatalError("cannot open " + escaped(*options.input) + ": " + std::strerror(errno));
   }
   const std::string input_name = *options.input == "-" ? "stdin" : *options.input;
+  // A trace.dat is checked whole here, before any output; a Ctrl-C ends
+  // the input, and the replay prints what it found.
+  ReplayInput input(
+      fd, input_name, options.buffer, [] { return g_stop_signal != 0; },
+      options.quiet ? nullptr : &std::cerr);
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
   // A live run's --save file ends with the cgroups it learnt.
-  auto saved = read_saved_cgroups(fd);
-  const std::optional<Nanos> capture = read_capture_record(fd);
+  auto saved =
+      input.dat() ? Result<std::optional<SavedCgroups>>(std::nullopt) : read_saved_cgroups(fd);
+  const std::optional<Nanos> capture = input.dat() ? std::nullopt : read_capture_record(fd);
   if (!saved)
     throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
   std::optional<SavedCgroupLookup> saved_lookup;
@@ -234,10 +228,6 @@ int replay(const Options& options, const Profile& profile) {
     attribution.emplace(Attribution{*saved_lookup, *saved_memcg});
     report.attribute(*saved_memcg);
   }
-  FdSource file(fd, input_name, [] { return g_stop_signal != 0; });
-  UntilStopSignal source(file);
-  LineReader reader(source);
-  TextRecords records(reader);
   RunCounts counts;
   counts.stats.saved_tracing_thresh = capture.value_or(-1);
   RunMetrics metrics(profile, counts.shrinkers, counts.stats,
@@ -245,7 +235,7 @@ int replay(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   const std::optional<PublisherOptions> publish = metrics_options(options);
   const std::optional<Mode> mode =
-      bind_all(records, profile, std::nullopt, *output, counts, report, nullptr,
+      bind_all(input.records(), profile, std::nullopt, *output, counts, report, nullptr,
                publish ? &metrics.observer() : nullptr, attribution ? &*attribution : nullptr);
   const RunStats& stats = counts.stats;
   if (fd > STDIN_FILENO)
@@ -257,12 +247,7 @@ int replay(const Options& options, const Profile& profile) {
   report.finish(std::cerr, err_width);
   if (!options.quiet)
     print_counts(std::cerr, stats, err_width);
-  // Lines were read, and not one was a trace line of either form: the wrong
-  // file, not a quiet trace.
-  if (!mode && stats.lines_malformed > 0)
-    throw FatalError(escaped(input_name) + " holds no line of an ftrace trace (" +
-                     std::to_string(stats.lines_malformed) +
-                     " lines not understood): replay what trace_pipe printed, or a --save file");
+  input.check_understood(mode.has_value(), stats.lines_malformed);
   return 0;
 }
 

@@ -84,8 +84,14 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   app.add_option("-p,--profile", o.profile,
                  "Profile NAME (see --list-profiles) or FILE.yaml (default: default)")
       ->type_name("NAME|FILE");
-  app.add_option("-i,--input", o.input, "Replay a saved trace instead of tracing (- for stdin)")
+  app.add_option("-i,--input", o.input,
+                 "Replay a saved trace instead of tracing: the text of trace_pipe or trace, a "
+                 "--save file, or trace-cmd's trace.dat (- for stdin: text)")
       ->type_name("FILE");
+  app.add_option("--buffer", o.buffer,
+                 "Replay instance NAME's buffer of a trace.dat (default: the top-level buffer if "
+                 "it holds records, else the one instance that does)")
+      ->type_name("NAME");
   app.add_option("--mode", mode, "Force graph (function_graph) or events (tracepoint pairs) mode")
       ->type_name("graph|events")
       ->check(CLI::IsMember({"graph", "events"}).description(""));
@@ -170,6 +176,8 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
                                  "a replay (-i) cannot take -c, --pid, --cgroup, --save, "
                                  "--duration, --mode, --source or --check: they are for live "
                                  "tracing");
+    if (o.buffer && !o.input)
+      throw CLI::ValidationError("--buffer", "picks a buffer of a trace.dat that -i replays");
     if (o.save && o.source == Source::Raw)
       throw CLI::ValidationError("--save", "--save keeps the text of trace_pipe: give it "
                                            "without --source raw");

@@ -18,6 +18,7 @@ struct Options {
   std::optional<Nanos> threshold;         // -t; unset: the profile's
   std::string profile = "default";        // -p NAME|FILE
   std::optional<std::string> input;       // -i FILE ("-": stdin): replay, no tracefs
+  std::optional<std::string> buffer;      // --buffer NAME: a trace.dat's instance to replay
   std::optional<Mode> mode;               // --mode; unset: graph if the kernel can
   std::optional<Source> source;           // --source; unset: raw (text with --save)
   std::optional<Nanos> duration;          // --duration

@@ -3,6 +3,7 @@
 #include "kernel/vocabulary.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -21,6 +22,12 @@ struct BlobHeader {
 
 // A payload is at most a sub-buffer page; anything larger is not an event.
 constexpr std::uint32_t kMaxPayload = 1u << 20;
+// Printed fields are remembered by their record's bytes, in this many slots:
+// libtraceevent evaluates a print format's every argument each time
+// (__print_flags' list of gfp flags is dozens of expressions), and the
+// records of a stall repeat their bytes often (the same order and flags,
+// the same pages scanned).
+constexpr std::size_t kPrintedSlots = 1024;
 // A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
 // its payload: libtraceevent follows them unchecked, so payloads are
 // formatted from a copy padded with this many zero bytes past its end.
@@ -37,6 +44,14 @@ struct EventInfo {
   tep_format_field* depth = nullptr;
   tep_format_field* calltime = nullptr;
   tep_format_field* rettime = nullptr;
+  // mm_shrink_slab_start/end: the scan function and the instance their
+  // fields begin with ("%pS %p:", include/trace/events/vmscan.h).
+  tep_format_field* shrink = nullptr;
+  tep_format_field* shr = nullptr;
+  // Its common fields are type, flags, preempt_count and pid at 0, 2, 3
+  // and 4, as in every kernel but those with more (PREEMPT_RT's): then the
+  // latency column depends on flags and preempt_count alone.
+  bool plain_common = false;
 };
 
 void put_uint(std::string& s, std::uint64_t v) {
@@ -51,11 +66,16 @@ void put_uint(std::string& s, std::uint64_t v) {
 }
 
 void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
-  std::string digits;
-  put_uint(digits, v);
-  if (digits.size() < width)
-    s.append(width - digits.size(), pad);
-  s.append(digits);
+  char digits[20];
+  std::size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (n < width)
+    s.append(width - n, pad);
+  while (n > 0)
+    s.push_back(digits[--n]);
 }
 
 // "%5lu.%06lu": seconds and microseconds, as the kernel prints its clock.
@@ -168,15 +188,37 @@ struct EventDecoder::Impl {
   std::string comm; // the record's comm
   std::string name; // a function with no symbol: its address
   std::string lost_line;
+  std::string shrinker; // the record's shrinker, as format() prints it
   // For format(): the payload copy and the libtraceevent output.
   mutable std::vector<char> padded = std::vector<char>(kMaxPayload + kDynamicReach, 0);
   mutable trace_seq seq;
+  // What libtraceevent printed for a record's bytes (the whole payload, so
+  // that a print format reading a common field is remembered right too).
+  struct Printed {
+    std::string payload;
+    std::string text;
+  };
+  mutable std::vector<Printed> printed = std::vector<Printed>(kPrintedSlots);
+  // The latency column, by common_flags and common_preempt_count.
+  mutable std::unordered_map<std::uint16_t, std::string> latency;
+
+  // libtraceevent's `what` (TEP_PRINT_INFO, TEP_PRINT_LATENCY) of a record.
+  std::string_view print(tep_record& record, const char* what) const {
+    trace_seq_reset(&seq);
+    tep_print_event(tep, &seq, &record, "%s", what);
+    trace_seq_terminate(&seq);
+    return {seq.buffer, seq.len};
+  }
+  std::string_view info_of(tep_record& record) const;
+  std::string_view latency_of(const EventInfo& info, tep_record& record) const;
 
   Impl(tep_handle* t, LineStyle s) : tep(t), style(s) { trace_seq_init(&seq); }
   ~Impl() { trace_seq_destroy(&seq); }
 
   const EventInfo& info(int id);
   std::string_view function_name(std::uint64_t address);
+  // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:".
+  void print_shrinker(const EventInfo& info, const void* data);
   std::uint64_t number(tep_format_field* field, const void* data) const {
     unsigned long long value = 0;
     if (field == nullptr || tep_read_number_field(field, data, &value) != 0)
@@ -198,14 +240,29 @@ const EventInfo& EventDecoder::Impl::info(int id) {
   info.event = tep_find_event(tep, id);
   if (info.event == nullptr)
     return info;
+  int plain = 0;
   for (tep_format_field* field = info.event->format.common_fields; field != nullptr;
-       field = field->next)
+       field = field->next) {
     if ((field->flags & TEP_FIELD_IS_DYNAMIC) == 0)
       info.min_size = std::max<std::uint32_t>(info.min_size, field->offset + field->size);
+    const std::string_view name = field->name != nullptr ? field->name : "";
+    plain += (name == "common_type" && field->offset == 0) ||
+                     (name == "common_flags" && field->offset == 2) ||
+                     (name == "common_preempt_count" && field->offset == 3) ||
+                     (name == "common_pid" && field->offset == 4)
+                 ? 1
+                 : 100;
+  }
+  info.plain_common = plain == 4;
   for (tep_format_field* field = info.event->format.fields; field != nullptr; field = field->next)
     if ((field->flags & TEP_FIELD_IS_DYNAMIC) == 0)
       info.min_size = std::max<std::uint32_t>(info.min_size, field->offset + field->size);
   info.pid = tep_find_common_field(info.event, "common_pid");
+  const EventRole role = event_role(info.event->name != nullptr ? info.event->name : "");
+  if (role == EventRole::ShrinkSlabStart || role == EventRole::ShrinkSlabEnd) {
+    info.shrink = tep_find_field(info.event, "shrink");
+    info.shr = tep_find_field(info.event, "shr");
+  }
   const std::string_view system = info.event->system != nullptr ? info.event->system : "";
   const std::string_view name = info.event->name != nullptr ? info.event->name : "";
   if (system == "ftrace" && (name == "funcgraph_entry" || name == "funcgraph_exit")) {
@@ -248,6 +305,49 @@ std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
   return found->second;
 }
 
+std::string_view EventDecoder::Impl::info_of(tep_record& record) const {
+  const std::string_view payload(static_cast<const char*>(record.data),
+                                 static_cast<std::size_t>(record.size));
+  Printed& slot = printed[std::hash<std::string_view>{}(payload) % kPrintedSlots];
+  if (slot.payload != payload || slot.text.empty()) {
+    slot.text = print(record, TEP_PRINT_INFO);
+    // One line: a field that prints a newline would end it early.
+    std::replace(slot.text.begin(), slot.text.end(), '\n', ' ');
+    slot.payload = payload;
+  }
+  return slot.text;
+}
+
+std::string_view EventDecoder::Impl::latency_of(const EventInfo& info, tep_record& record) const {
+  if (!info.plain_common)
+    return print(record, TEP_PRINT_LATENCY);
+  std::uint16_t key = 0; // common_flags and common_preempt_count
+  std::memcpy(&key, static_cast<const char*>(record.data) + 2, sizeof key);
+  auto found = latency.find(key);
+  if (found == latency.end())
+    found = latency.emplace(key, std::string(print(record, TEP_PRINT_LATENCY))).first;
+  return found->second;
+}
+
+void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data) {
+  shrinker.clear();
+  const std::uint64_t function = number(info.shrink, data);
+  const char* symbol = tep_find_function(tep, function);
+  char text[64];
+  if (symbol != nullptr) {
+    shrinker = symbol;
+    std::snprintf(
+        text, sizeof text, "+0x%llx",
+        static_cast<unsigned long long>(function - tep_find_function_address(tep, function)));
+  } else {
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(function));
+  }
+  shrinker += text;
+  std::snprintf(text, sizeof text, " %p:",
+                reinterpret_cast<void*>(static_cast<std::uintptr_t>(number(info.shr, data))));
+  shrinker += text;
+}
+
 EventDecoder::EventDecoder(tep_handle* tep, LineStyle style)
     : impl_(std::make_unique<Impl>(tep, style)) {}
 EventDecoder::~EventDecoder() = default;
@@ -275,6 +375,10 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.kind = LineKind::Event;
     r.format = d.style == LineStyle::Graph ? TraceFormat::Graph : TraceFormat::Events;
     r.name = info.event->name;
+    if (info.shrink != nullptr && info.shr != nullptr) {
+      d.print_shrinker(info, event.data);
+      r.shrinker = d.shrinker;
+    }
     break;
   case Shape::GraphEntry:
     r.kind = LineKind::GraphEntry;
@@ -382,23 +486,15 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
       out.append("              |  /* ");
     } else {
       put_event_prefix(out, comm, pid, header.cpu);
-      trace_seq_reset(&d.seq);
-      tep_print_event(d.tep, &d.seq, &record, "%s", TEP_PRINT_LATENCY);
-      trace_seq_terminate(&d.seq);
-      out.append(d.seq.buffer, d.seq.len);
+      out.append(d.latency_of(*info, record));
       out.push_back(' ');
       put_abstime(out, header.ts, Micros::Rounded);
       out.append(": ");
     }
     out.append(info->event->name);
     out.append(": ");
-    trace_seq_reset(&d.seq);
-    tep_print_event(d.tep, &d.seq, &record, "%s", TEP_PRINT_INFO);
-    trace_seq_terminate(&d.seq);
     fields_at = out.size();
-    // One line: a field that prints a newline would end it early.
-    for (unsigned i = 0; i < d.seq.len; ++i)
-      out.push_back(d.seq.buffer[i] == '\n' ? ' ' : d.seq.buffer[i]);
+    out.append(d.info_of(record));
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
       out.append(" */");

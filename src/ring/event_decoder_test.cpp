@@ -58,7 +58,15 @@ const std::string kDirectBegin =
            "__print_flags(REC->gfp_flags, \"|\", {0xcc0, \"GFP_KERNEL\"}, {0x40000, "
            "\"__GFP_COMP\"}) : \"none\"");
 
+const std::string kShrinkStart =
+    format("mm_shrink_slab_start", 631,
+           "\tfield:struct shrinker * shr;\toffset:8;\tsize:8;\tsigned:0;\n"
+           "\tfield:void * shrink;\toffset:16;\tsize:8;\tsigned:0;\n"
+           "\tfield:int nid;\toffset:24;\tsize:4;\tsigned:1;\n",
+           "\"%pS %p: nid: %d\", REC->shrink, REC->shr, REC->nid");
+
 constexpr unsigned long long kShrinkNode = 0xffffffff81234560ULL;
+constexpr unsigned long long kSuperCacheScan = 0xffffffff81400000ULL;
 
 struct Tep {
   tep_handle* tep = tep_alloc();
@@ -67,9 +75,12 @@ struct Tep {
     tep_set_page_size(tep, 4096);
     for (const std::string* f : {&exit_format, &kEntry})
       REQUIRE(tep_parse_event(tep, f->data(), f->size(), "ftrace") == 0);
-    REQUIRE(tep_parse_event(tep, kDirectBegin.data(), kDirectBegin.size(), "vmscan") == 0);
+    for (const std::string* f : {&kDirectBegin, &kShrinkStart})
+      REQUIRE(tep_parse_event(tep, f->data(), f->size(), "vmscan") == 0);
     char name[] = "shrink_node";
     REQUIRE(tep_register_function(tep, name, kShrinkNode, nullptr) == 0);
+    char scan[] = "super_cache_scan";
+    REQUIRE(tep_register_function(tep, scan, kSuperCacheScan, nullptr) == 0);
     REQUIRE(tep_register_comm(tep, "kswapd0", 44) == 0);
     REQUIRE(tep_register_comm(tep, "stress-ng-memcg", 2143) == 0);
   }
@@ -230,4 +241,46 @@ TEST_CASE("lost events print as the kernel's LOST line") {
   CHECK(some.lost == 600);
   CHECK(parse_line(some.line).lost == 600);
   CHECK(decoder.lost(1, -1).line == "CPU:1 [LOST EVENTS]");
+}
+
+TEST_CASE("a shrinker's name is made without printing, exactly as the line prints it") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep);
+  struct Case {
+    std::uint64_t function, instance;
+  };
+  for (const Case c : {Case{kSuperCacheScan, 0xffff888102b24780ULL},
+                       Case{kSuperCacheScan + 0x10, 0xffff888102b24780ULL},
+                       Case{kSuperCacheScan, 0}, Case{0x1234, 0xffff888100000000ULL}}) {
+    Payload start(631, 2143, 28);
+    start.put<std::uint64_t>(8, c.instance).put<std::uint64_t>(16, c.function);
+    const Record& r = decoder.decode(start.event(0, 1'000'000'000ULL));
+    REQUIRE(r.kind == LineKind::Event);
+    std::string scratch;
+    const std::string_view fields = text_of(r, scratch).fields;
+    CAPTURE(fields);
+    REQUIRE(fields.find(':') != std::string_view::npos);
+    CHECK(r.shrinker == fields.substr(0, fields.find(':') + 1));
+    CHECK(shrinker_fields(r) == r.shrinker);
+  }
+  Payload start(631, 2143, 28);
+  start.put<std::uint64_t>(8, 0xffff888102b24780ULL).put<std::uint64_t>(16, kSuperCacheScan);
+  CHECK(decoder.decode(start.event(0, 1)).shrinker == "super_cache_scan+0x0 0xffff888102b24780:");
+  Payload other(637, 2143, 24);
+  CHECK(decoder.decode(other.event(0, 1)).shrinker.empty());
+}
+
+TEST_CASE("printed fields are remembered by the record's bytes, never another record's") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep);
+  // More distinct records than the memory has slots, each printed twice.
+  for (int round = 0; round < 2; ++round)
+    for (std::int32_t order = 0; order < 3000; ++order) {
+      Payload begin(637, 2143, 24);
+      begin.put<std::int32_t>(8, order).put<std::uint64_t>(16, order % 2 ? 0xcc0 : 0x40000);
+      std::string scratch;
+      const std::string_view fields = text_of(decoder.decode(begin.event(0, 1)), scratch).fields;
+      CHECK(fields == "order=" + std::to_string(order) +
+                          (order % 2 ? " gfp_flags=GFP_KERNEL" : " gfp_flags=__GFP_COMP"));
+    }
 }

@@ -68,6 +68,12 @@ struct Record {
   // empty (but for Lost records, whose line is set). Empty for text lines.
   std::string_view blob;
   const RecordFormatter* formatter = nullptr;
+  // Binary mm_shrink_slab_start/end records: their fields up to and with the
+  // ':' after the shrinker's instance ("super_cache_scan+0x0
+  // 0xffff888102b24780:"), as the formatter prints them, made without
+  // printing the rest: what names the shrinker, read on every shrinker call.
+  // Empty otherwise (a text line's fields start so themselves).
+  std::string_view shrinker;
 };
 
 } // namespace allocwatch

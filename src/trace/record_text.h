@@ -27,6 +27,13 @@ inline RecordText text_of(const Record& record, std::string& scratch) {
   return {line, line.substr(at, size)};
 }
 
+// The fields of a shrink_slab record, or at least their start up to the
+// ':' after the shrinker's instance: what parse_shrinker_id reads. Never
+// prints a binary record.
+inline std::string_view shrinker_fields(const Record& record) {
+  return record.formatter == nullptr ? record.fields : record.shrinker;
+}
+
 // What a keeper of the record copies: the line, or the blob it prints from.
 inline std::string_view kept_bytes(const Record& record) {
   return record.formatter == nullptr ? record.line : record.blob;

@@ -16,6 +16,8 @@ seconds=$2
 shift 2
 cd "$(dirname "$0")/../.." || exit 1
 mkdir -p "$dir/findings"
+# Leaks of the system's libraries (libtracecmd's), not allocwatch's.
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 failed=""
 for name in "$@"; do
   corpus=$dir/corpus/$name
@@ -25,6 +27,7 @@ for name in "$@"; do
   case $name in
   parse_line) max_len=1024 ;;
   pipeline) max_len=16384 ;;
+  trace_dat) max_len=65536 ;; # the real seeds are 9 to 41 KB
   *) max_len=8192 ;;
   esac
   dict=""

@@ -402,6 +402,7 @@ check_restored "status line"
 
 . tests/live/attribution.sh
 . tests/live/raw.sh
+. tests/live/trace_dat.sh
 
 # Refusals: each a clear message, a non-zero exit, nothing changed.
 state >"$tmp/prior-state"
