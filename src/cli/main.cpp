@@ -6,6 +6,7 @@
 #include "cgroup/cgroup_tasks.h"
 #include "cli/attribution.h"
 #include "cli/options.h"
+#include "cli/raw_save.h"
 #include "cli/replay_input.h"
 #include "cli/run_report.h"
 #include "metrics/run_metrics.h"
@@ -363,8 +364,12 @@ int trace_live(const Options& options, const Profile& profile) {
 
   if (options.watch)
     restore_after_crash(plan.tracing_dir);
+  // A raw run's --save is a trace.dat, made once tracing is set up; a text
+  // run's is made now, so that a path that cannot be written stops the run
+  // before anything is changed.
+  const bool raw = options.source.value_or(Source::Raw) == Source::Raw;
   std::unique_ptr<OutputFile> saved;
-  if (options.save)
+  if (options.save && !raw)
     saved = value_or_throw(OutputFile::create(*options.save));
   const bool journal = writes_to_journal(options);
   const std::unique_ptr<Sink> output = make_sink(options, journal);
@@ -372,7 +377,7 @@ int trace_live(const Options& options, const Profile& profile) {
   TaskCgroups cgroups(files);
   MemcgWatch memcg(files, mounts);
   SavedCgroups learnt;
-  Attribution attribution{cgroups, memcg, saved ? &learnt : nullptr};
+  Attribution attribution{cgroups, memcg, options.save && !raw ? &learnt : nullptr};
   report.attribute(memcg);
   const std::uint64_t tracing_thresh_us = plan.tracing_thresh_us;
   RunCounts counts;
@@ -384,9 +389,6 @@ int trace_live(const Options& options, const Profile& profile) {
   metrics.set_top_cgroups(static_cast<std::size_t>(options.metrics_cgroups));
   if (const auto publish = metrics_options(options))
     metrics.start(*publish, plan.mode, std::cerr, options.quiet);
-  // --save keeps trace_pipe's text: a run that saves reads it.
-  const bool raw =
-      options.source.value_or(options.save ? Source::Text : Source::Raw) == Source::Raw;
   Session session(std::move(plan),
                   SessionOptions{.force = options.force, .messages = messages, .raw = raw});
   throw_on_error(session.start());
@@ -418,16 +420,32 @@ int trace_live(const Options& options, const Profile& profile) {
   // The raw source asks should_stop before it reads or waits: what was
   // printed goes out then, as FlushBeforeRead does for the text.
   RecordSource* records = nullptr;
+  std::unique_ptr<RawSave> raw_save;
   if (raw) {
-    Result<RecordSource*> opened = session.open_raw([&should_stop] {
-      std::cout.flush();
-      return should_stop();
-    });
-    if (opened)
+    if (options.save)
+      raw_save = value_or_throw(RawSave::open(session, *options.save));
+    Result<RecordSource*> opened = session.open_raw(
+        [&should_stop] {
+          std::cout.flush();
+          return should_stop();
+        },
+        raw_save ? &raw_save->pages() : nullptr);
+    if (opened) {
       records = *opened;
-    else if (messages != nullptr)
-      *messages << "allocwatch: reading the text of trace_pipe instead of trace_pipe_raw: "
-                << opened.error().message << "\n";
+    } else {
+      if (messages != nullptr)
+        *messages << "allocwatch: reading the text of trace_pipe instead of trace_pipe_raw: "
+                  << opened.error().message << "\n";
+      raw_save.reset();
+      if (options.save) { // the text, then, as a text run saves it
+        saved = value_or_throw(OutputFile::create(*options.save));
+        attribution.learnt = &learnt;
+        if (session.mode() == Mode::Graph) {
+          const std::string record = capture_record(tracing_thresh_us);
+          throw_on_error(saved->write(record.data(), record.size()));
+        }
+      }
+    }
   }
   std::optional<FlushBeforeRead> text_source;
   std::optional<LineReader> reader;
@@ -449,6 +467,8 @@ int trace_live(const Options& options, const Profile& profile) {
   if (status)
     status->erase();
   metrics.finish();
+  if (raw_save) // before restore(): it reads the traced buffer's files
+    throw_on_error(raw_save->finish());
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (saved) {

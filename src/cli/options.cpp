@@ -117,7 +117,9 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
                  "Trace only the tasks in cgroup PATH (and below it) at the start, and the "
                  "children they fork")
       ->type_name("PATH");
-  app.add_option("--save", o.save, "Also write every raw trace line read to FILE (replay with -i)")
+  app.add_option("--save", o.save,
+                 "Also keep everything read in FILE (replay with -i): a trace.dat of the ring "
+                 "buffer's pages (trace-cmd report opens it), or with --source text its lines")
       ->type_name("FILE");
   app.add_option("--report", o.report,
                  "Also write the stall report to FILE, every row of it (text, as on stderr)")
@@ -178,9 +180,6 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
                                  "tracing");
     if (o.buffer && !o.input)
       throw CLI::ValidationError("--buffer", "picks a buffer of a trace.dat that -i replays");
-    if (o.save && o.source == Source::Raw)
-      throw CLI::ValidationError("--save", "--save keeps the text of trace_pipe: give it "
-                                           "without --source raw");
     if (o.pid && o.cgroup)
       throw CLI::ValidationError("--cgroup", "--pid and --cgroup each pick the tasks: give one");
     if (o.restore && (o.input || o.check || o.list_profiles))

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <ostream>
@@ -37,6 +38,24 @@ constexpr std::size_t kSeenPids = 16384;
 // the next wake-up (up to kPollInterval): a short-lived task must still be
 // there when its stall is attributed to its cgroup.
 constexpr auto kSettle = std::chrono::milliseconds(2);
+
+// /proc/PID/comm without its newline; empty when the task is gone.
+std::string proc_comm(std::int32_t pid) {
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/comm", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  char comm[64];
+  const ssize_t got = ::read(fd, comm, sizeof comm);
+  ::close(fd);
+  if (got <= 0)
+    return {};
+  std::string_view text(comm, static_cast<std::size_t>(got));
+  if (text.ends_with('\n'))
+    text.remove_suffix(1);
+  return std::string(text);
+}
 
 std::string cpu_file(int cpu, const char* name) {
   return "per_cpu/cpu" + std::to_string(cpu) + "/" + name;
@@ -225,11 +244,15 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   event.cpu = cpu.number;
   const Record* record = &decoder_.decode(event);
   // A pid new to this run may be a task that started, exec'd or took over a
-  // reused pid since saved_cmdlines was last read.
-  if (record->pid > 0 && first_seen(record->pid) &&
-      Clock::now() - last_comms_ >= kUnknownCommInterval) {
+  // reused pid since saved_cmdlines was last read; and the kernel saves a
+  // comm there only at the task's next context switch. It is named as
+  // /proc says now, or, once gone, as saved_cmdlines says.
+  if (record->pid > 0 && first_seen(record->pid)) {
     const std::string before(record->comm);
-    refresh_comms();
+    if (const std::string now = proc_comm(record->pid); !now.empty())
+      tep_override_comm(tep_, now.c_str(), record->pid);
+    else if (Clock::now() - last_comms_ >= kUnknownCommInterval)
+      refresh_comms();
     if (const char* now = tep_data_comm_from_pid(tep_, record->pid);
         now != nullptr && before != now)
       record = &decoder_.decode(event);

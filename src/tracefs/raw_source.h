@@ -34,8 +34,10 @@
 // brought up to date (tracefs/saved_comms.h), as the kernel's own text
 // names a task by saved_cmdlines when it prints. A pid new to the run (a
 // task that started, exec'd, or took over a reused pid, and may be named
-// wrongly or not at all) makes that happen at once (at most every 100 ms),
-// and its record is decoded again if its name changed.
+// wrongly or not at all: the kernel saves a comm only at the task's next
+// context switch) is named as /proc/PID/comm says, or, once the task is
+// gone, by saved_cmdlines read again at once (at most every 100 ms); its
+// record is decoded again if its name changed.
 //
 // Latency. A record goes out once the merge knows no CPU can precede it:
 // after a read that found records, the source sleeps 2 ms and reads every

@@ -497,7 +497,7 @@ Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
   return static_cast<ByteSource*>(pipe_.get());
 }
 
-Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop) {
+Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop, PageSink* pages) {
   if (!active_)
     return Error{"the session is not started"};
   // The systems whose events the plan enables (and ftrace's, for
@@ -517,6 +517,7 @@ Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop) {
   raw.style = mode_ == Mode::Graph ? LineStyle::Graph : LineStyle::Events;
   raw.should_stop = std::move(should_stop);
   raw.messages = options_.messages;
+  raw.pages = pages;
   Result<std::unique_ptr<RawSource>> source = RawSource::open(std::move(*events), std::move(raw));
   if (!source)
     return source.error();

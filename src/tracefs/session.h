@@ -64,6 +64,7 @@ struct tracefs_instance;
 namespace allocwatch {
 
 class PipeSource;
+class PageSink;
 class RawSource;
 class RecordSource;
 
@@ -107,8 +108,16 @@ public:
   // systems the plan enables, and ftrace's in graph mode), in time order
   // (tracefs/raw_source.h). Owned by the Session as open_pipe()'s is; the
   // same should_stop contract. An error (no per-CPU files, formats that
-  // cannot be loaded) says why; nothing is changed then.
-  Result<RecordSource*> open_raw(std::function<bool()> should_stop);
+  // cannot be loaded) says why; nothing is changed then. `pages`, if not
+  // null, gets each page whole as read (--save's trace.dat) and must
+  // outlive the reading.
+  Result<RecordSource*> open_raw(std::function<bool()> should_stop, PageSink* pages = nullptr);
+
+  // The buffer being traced (the private instance, or the top level in
+  // graph mode) and the top level, for whoever reads files of them (a
+  // trace.dat's header) while the session runs; null before start().
+  tracefs_instance* traced_buffer() const { return active_ ? traced() : nullptr; }
+  tracefs_instance* top_level() const { return top_.get(); }
 
   // tracing_on 0 in the traced buffer; what it holds can still be read.
   Status stop_tracing();

@@ -35,7 +35,6 @@ expect 2 "they are for live tracing" -- -i "$trace" --save "$tmp/x"
 expect 2 "not in {graph,events}" -- --mode fast --check
 expect 2 "they are for live tracing" -- -i "$trace" --source text
 expect 2 "not in {raw,text}" -- --source binary --check
-expect 2 "give it without --source raw" -- --source raw --save "$tmp/x" --check
 expect 2 "not in {text,json}" -- -i "$trace" --format xml
 expect 2 "not in range 1 to" -- --pid 0 --check
 expect 2 "unknown profile 'nosuch'" -- -p nosuch -i "$trace"

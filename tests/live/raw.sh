@@ -2,12 +2,16 @@
 # run (the default source) and a `--source text --force` run trace at once,
 # each in its own instance, while a memory cgroup reclaims; they must find
 # the same stalls (tests/live/same_stalls.py), the raw figures exact in ns,
-# neither losing events, and tracefs must be as found afterwards.
+# neither losing events, and tracefs must be as found afterwards. The raw
+# run's --save is a trace.dat: trace-cmd report reads every record of it,
+# and its replay prints exactly what the run printed (but the cgroups,
+# which a trace.dat does not keep).
 
 state >"$tmp/prior-state"
 cg=$(make_cgroup raw)
 raw_threshold_ns=2000
-"$bin" -t 2us --format json --duration 120s >"$tmp/raw.json" 2>"$tmp/raw.err" &
+"$bin" -t 2us --format json --duration 120s --save "$tmp/raw.dat" \
+  >"$tmp/raw.json" 2>"$tmp/raw.err" &
 raw_run=$!
 if wait_started "$raw_run"; then
   "$bin" -t 2us --format json --source text --force --duration 120s \
@@ -51,3 +55,43 @@ while IFS= read -r line; do
   esac
 done < <(tests/live/same_stalls.py "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" 2>&1)
 check_restored "raw and text at once"
+
+records=$(sed -n 's/^allocwatch: \([0-9]*\) lines read.*/\1/p' "$tmp/raw.err")
+if ! command -v trace-cmd >/dev/null; then
+  fail "raw --save: trace-cmd is not installed (scripts/install-deps.sh)"
+elif ! trace-cmd report "$tmp/raw.dat" >"$tmp/raw.dat.txt" 2>"$tmp/raw.dat.err"; then
+  fail "raw --save: trace-cmd report cannot read the file: $(head -n 2 "$tmp/raw.dat.err")"
+elif [ -s "$tmp/raw.dat.err" ]; then
+  fail "raw --save: trace-cmd report warns: $(head -n 2 "$tmp/raw.dat.err")"
+else
+  # Its first line is "cpus=N"; every other line is one record.
+  in_file=$(($(wc -l <"$tmp/raw.dat.txt") - 1))
+  if [ -n "$records" ] && [ "$in_file" = "$records" ]; then
+    ok "raw --save: trace-cmd report reads all $records records of the trace.dat"
+  else
+    fail "raw --save: trace-cmd report reads $in_file records, the run read ${records:-none}"
+  fi
+fi
+if "$bin" -i "$tmp/raw.dat" -t 2us --format json >"$tmp/raw.replay.json" 2>"$tmp/raw.replay.err"; then
+  if python3 - "$tmp/raw.json" "$tmp/raw.replay.json" <<'PY'; then
+import json, sys
+def spans(path):
+    out = []
+    for line in open(path):
+        record = json.loads(line)
+        if record.get("type") != "span":
+            continue
+        for key in ("cgroup", "container_id", "pod_uid"):
+            record.pop(key, None)
+        out.append(record)
+    return out
+live, replay = spans(sys.argv[1]), spans(sys.argv[2])
+sys.exit(0 if live and live == replay else 1)
+PY
+    ok "raw --save: the trace.dat replays to the run's very span records"
+  else
+    fail "raw --save: the replay of the trace.dat differs from the run"
+  fi
+else
+  fail "raw --save: -i of the trace.dat failed: $(tail -n 1 "$tmp/raw.replay.err")"
+fi

@@ -1,0 +1,40 @@
+// RawSave: --save of a run that reads the ring buffer raw: a trace.dat of
+// the pages as read (ring/dat_writer.h), which trace-cmd report and
+// KernelShark open and `allocwatch -i` replays.
+//
+//   auto save = value_or_throw(RawSave::open(session, path));   // after session.start()
+//   session.open_raw(should_stop, &save->pages());
+//   ... read every record ...
+//   throw_on_error(save->finish());   // before session.restore(): it reads tracefs
+//
+// Until finish() succeeds nothing is under the path.
+#pragma once
+
+#include "ring/dat_writer.h"
+#include "tracefs/dat_sources.h"
+#include "tracefs/session.h"
+#include "util/result.h"
+
+#include <memory>
+#include <string>
+
+namespace allocwatch {
+
+class RawSave {
+public:
+  // The header files and formats of the session's traced buffer are read
+  // now; the session must be started and outlive the RawSave.
+  static Result<std::unique_ptr<RawSave>> open(const Session& session, const std::string& path);
+
+  PageSink& pages() { return *writer_; }
+  // Writes the file whole (kallsyms and saved_cmdlines read now), or says
+  // why not: a page that could not be kept, a write that failed.
+  Status finish() { return writer_->finish(); }
+
+private:
+  explicit RawSave(const Session& session);
+  TracefsDatSources sources_;
+  std::unique_ptr<DatWriter> writer_;
+};
+
+} // namespace allocwatch
