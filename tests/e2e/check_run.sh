@@ -123,7 +123,7 @@ check_dat_replay() {
     --format "$format" --report "$r/replay-report.txt" >"$r/replay.out" 2>"$r/replay.err" || status=$?
   check "replaying trace.dat on the host exits 0 (status $status$([ $status = 124 ] && echo ', timed out'): $(tail -n 1 "$r/replay.err"))" \
     [ $status = 0 ]
-  local what
+  local what live replay
   for what in stdout:out.txt:replay.out report:report.txt:replay-report.txt; do
     IFS=: read -r what live replay <<<"$what"
     "$python" "$repo/tests/e2e/strip_live.py" "$r/$live" >"$r/$live.stripped"
