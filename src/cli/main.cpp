@@ -215,8 +215,7 @@ int replay(const Options& options, const Profile& profile) {
   const std::unique_ptr<Sink> output = make_sink(options, journal);
   RunReport report(options, profile, journal);
   // A live run's --save file ends with the cgroups it learnt.
-  auto saved =
-      input.dat() ? Result<std::optional<SavedCgroups>>(std::nullopt) : read_saved_cgroups(fd);
+  auto saved = read_saved_cgroups(fd);
   const std::optional<Nanos> capture = input.dat() ? std::nullopt : read_capture_record(fd);
   if (!saved)
     throw FatalError("cannot replay " + escaped(input_name) + ": " + saved.error().message);
@@ -377,7 +376,7 @@ int trace_live(const Options& options, const Profile& profile) {
   TaskCgroups cgroups(files);
   MemcgWatch memcg(files, mounts);
   SavedCgroups learnt;
-  Attribution attribution{cgroups, memcg, options.save && !raw ? &learnt : nullptr};
+  Attribution attribution{cgroups, memcg, options.save ? &learnt : nullptr};
   report.attribute(memcg);
   const std::uint64_t tracing_thresh_us = plan.tracing_thresh_us;
   RunCounts counts;
@@ -439,7 +438,6 @@ int trace_live(const Options& options, const Profile& profile) {
       raw_save.reset();
       if (options.save) { // the text, then, as a text run saves it
         saved = value_or_throw(OutputFile::create(*options.save));
-        attribution.learnt = &learnt;
         if (session.mode() == Mode::Graph) {
           const std::string record = capture_record(tracing_thresh_us);
           throw_on_error(saved->write(record.data(), record.size()));
@@ -467,8 +465,10 @@ int trace_live(const Options& options, const Profile& profile) {
   if (status)
     status->erase();
   metrics.finish();
-  if (raw_save) // before restore(): it reads the traced buffer's files
-    throw_on_error(raw_save->finish());
+  if (raw_save) { // before restore(): it reads the traced buffer's files
+    learnt.chains = report.cgroup_limits();
+    throw_on_error(raw_save->finish(write_saved_cgroups(learnt)));
+  }
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");
   if (saved) {

@@ -5,7 +5,7 @@
 //   auto save = value_or_throw(RawSave::open(session, path));   // after session.start()
 //   session.open_raw(should_stop, &save->pages());
 //   ... read every record ...
-//   throw_on_error(save->finish());   // before session.restore(): it reads tracefs
+//   throw_on_error(save->finish(trailer));   // before session.restore(): it reads tracefs
 //
 // Until finish() succeeds nothing is under the path.
 #pragma once
@@ -27,9 +27,11 @@ public:
   static Result<std::unique_ptr<RawSave>> open(const Session& session, const std::string& path);
 
   PageSink& pages() { return *writer_; }
-  // Writes the file whole (kallsyms and saved_cmdlines read now), or says
-  // why not: a page that could not be kept, a write that failed.
-  Status finish() { return writer_->finish(); }
+  // Writes the file whole (kallsyms and saved_cmdlines read now), with
+  // `trailer` (the cgroups the run learnt: cgroup/saved_cgroups.h) after
+  // the pages, or says why not: a page that could not be kept, a write
+  // that failed.
+  Status finish(std::string_view trailer) { return writer_->finish(trailer); }
 
 private:
   explicit RawSave(const Session& session);

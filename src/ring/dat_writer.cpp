@@ -192,13 +192,14 @@ void DatWriter::add_page(int cpu, const void* page, std::size_t size) {
   ++data.pages;
 }
 
-Status DatWriter::finish() {
+Status DatWriter::finish(std::string_view trailer) {
   if (finished_)
     return Error{"cannot write " + options_.path + ": already finished"};
   finished_ = true;
   if (error_)
     return *error_;
   write_file();
+  file_.write(trailer.data(), trailer.size());
   return file_.commit();
 }
 

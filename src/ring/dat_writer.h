@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace allocwatch {
@@ -73,8 +74,10 @@ public:
 
   // Reads kallsyms and saved_cmdlines, writes the whole file and puts it
   // under the path. Ok, or the first error (add_page()'s included), and
-  // then nothing is under the path. Once only.
-  Status finish();
+  // then nothing is under the path. Once only. `trailer` ends the file,
+  // after the last CPU's pages, where readers of the format, which go by
+  // the sections' offsets, do not look (allocwatch's own records of the run).
+  Status finish(std::string_view trailer = {});
 
 private:
   struct CpuData {

@@ -180,6 +180,7 @@ void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, s
 struct EventDecoder::Impl {
   tep_handle* tep;
   LineStyle style;
+  ReturnTime return_time;
   std::vector<EventInfo> infos;                             // by event id, filled on first sight
   std::vector<bool> known;                                  // whether infos[id] was looked up
   std::unordered_map<std::uint64_t, std::string> functions; // address -> symbol
@@ -212,7 +213,9 @@ struct EventDecoder::Impl {
   std::string_view info_of(tep_record& record) const;
   std::string_view latency_of(const EventInfo& info, tep_record& record) const;
 
-  Impl(tep_handle* t, LineStyle s) : tep(t), style(s) { trace_seq_init(&seq); }
+  Impl(tep_handle* t, LineStyle s, ReturnTime r) : tep(t), style(s), return_time(r) {
+    trace_seq_init(&seq);
+  }
   ~Impl() { trace_seq_destroy(&seq); }
 
   const EventInfo& info(int id);
@@ -348,8 +351,8 @@ void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data)
   shrinker += text;
 }
 
-EventDecoder::EventDecoder(tep_handle* tep, LineStyle style)
-    : impl_(std::make_unique<Impl>(tep, style)) {}
+EventDecoder::EventDecoder(tep_handle* tep, LineStyle style, ReturnTime return_time)
+    : impl_(std::make_unique<Impl>(tep, style, return_time)) {}
 EventDecoder::~EventDecoder() = default;
 
 const Record& EventDecoder::decode(const RawEvent& event) {
@@ -393,7 +396,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
       return r = Record{}; // Malformed
     r.kind = LineKind::GraphReturn;
     r.format = TraceFormat::Graph;
-    r.ts = static_cast<Nanos>(rettime);
+    r.ts = static_cast<Nanos>(d.return_time == ReturnTime::Rettime ? rettime : event.ts);
     r.duration = static_cast<Nanos>(rettime - calltime);
     r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
     r.name = d.function_name(d.number(info.func, event.data));

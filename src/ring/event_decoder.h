@@ -9,9 +9,9 @@
 // per event id: layouts differ between kernels (5.10's 8-byte `overrun`
 // before `calltime`; `retval` on 6.5+; `args` on 6.15+).
 //
-// - funcgraph_exit: a GraphReturn whose ts is `rettime` and duration is
-//   `rettime - calltime`, exact in ns; its name is the function's symbol,
-//   resolved once per address (tep_find_function).
+// - funcgraph_exit: a GraphReturn whose ts is `rettime` (see ReturnTime)
+//   and duration is `rettime - calltime`, exact in ns; its name is the
+//   function's symbol, resolved once per address (tep_find_function).
 // - funcgraph_entry: a GraphEntry at the record's time.
 // - any other event: an Event named as its format names it.
 // - common_pid 0 and the comm: as saved_cmdlines (or the trace.dat) gives
@@ -43,11 +43,19 @@ namespace allocwatch {
 // tracepoints are Records of format Graph, as the text parser gives them.
 enum class LineStyle : unsigned char { Events, Graph };
 
+// When a function_graph return ended. function_graph times a call with the
+// local trace clock (calltime, rettime) whatever the buffer's clock; when
+// the buffer's trace_clock is not "local", its tracepoints' times are of
+// another clock, and a return is placed at its record's time instead (the
+// time it was written, after the call returned), its duration still exact.
+enum class ReturnTime : unsigned char { Rettime, Written };
+
 class EventDecoder final : public RecordFormatter {
 public:
   // `tep` has the formats of every event that the records can hold, and
   // must outlive the decoder.
-  explicit EventDecoder(tep_handle* tep, LineStyle style = LineStyle::Events);
+  explicit EventDecoder(tep_handle* tep, LineStyle style = LineStyle::Events,
+                        ReturnTime return_time = ReturnTime::Rettime);
   ~EventDecoder() override;
   EventDecoder(const EventDecoder&) = delete;
   EventDecoder& operator=(const EventDecoder&) = delete;

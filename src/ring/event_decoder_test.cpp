@@ -284,3 +284,15 @@ TEST_CASE("printed fields are remembered by the record's bytes, never another re
                           (order % 2 ? " gfp_flags=GFP_KERNEL" : " gfp_flags=__GFP_COMP"));
     }
 }
+
+TEST_CASE("another trace clock than local: a return ends when its record was written") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep, LineStyle::Graph, ReturnTime::Written);
+  Payload exit(10, 44, 40);
+  exit.put<std::uint64_t>(8, kShrinkNode)
+      .put<std::uint64_t>(24, 1'000'000'000ULL)
+      .put<std::uint64_t>(32, 1'000'431'377ULL);
+  const Record& r = decoder.decode(exit.event(0, 7'000'500'000ULL));
+  CHECK(r.ts == 7'000'500'000);
+  CHECK(r.duration == 431'377);
+}

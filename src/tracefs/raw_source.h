@@ -73,9 +73,10 @@ public:
   static constexpr int kPagesPerTurn = 16;
 
   struct Options {
-    tracefs_instance* instance = nullptr; // the traced buffer (nullptr: the top level)
-    tracefs_instance* top = nullptr;      // the top level, where saved_cmdlines is
-    LineStyle style = LineStyle::Events;  // Graph when function_graph traces
+    tracefs_instance* instance = nullptr;         // the traced buffer (nullptr: the top level)
+    tracefs_instance* top = nullptr;              // the top level, where saved_cmdlines is
+    LineStyle style = LineStyle::Events;          // Graph when function_graph traces
+    ReturnTime return_time = ReturnTime::Rettime; // Written: trace_clock is not "local"
     std::function<bool()> should_stop;
     std::chrono::milliseconds batch_delay = kBatchDelay;
     CpuMerge::Options merge{};

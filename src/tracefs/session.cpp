@@ -515,6 +515,13 @@ Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop, PageS
   raw.instance = traced();
   raw.top = top_.get();
   raw.style = mode_ == Mode::Graph ? LineStyle::Graph : LineStyle::Events;
+  // function_graph times calls with the local clock: another trace_clock's
+  // tracepoint times cannot be set beside calltime and rettime.
+  if (Result<std::string> clock = read_tracefs_file(traced(), "trace_clock");
+      mode_ == Mode::Graph && clock && clock->find("[local]") == std::string::npos) {
+    raw.return_time = ReturnTime::Written;
+    say("trace_clock is not local: a return is placed at the time it was written");
+  }
   raw.should_stop = std::move(should_stop);
   raw.messages = options_.messages;
   raw.pages = pages;

@@ -491,21 +491,37 @@ timeout 60 "$bin" -t 1us --duration 3s >/dev/full 2>"$tmp/err"
 rc=$?
 expect "stdout on a full device: exit 1, says why" 1 "$tmp/err" \
   "^allocwatch: cannot write stdout: No space left on device$"
+timeout 60 "$bin" -t 1us --duration 3s --source text --save /dev/full >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect "--save of the text on a full device: exit 1, says why" 1 "$tmp/err" \
+  "^allocwatch: cannot write /dev/full: No space left on device$"
+# A trace.dat is made beside its name and renamed: a device is refused.
 timeout 60 "$bin" -t 1us --duration 3s --save /dev/full >"$tmp/out" 2>"$tmp/err"
 rc=$?
-expect "--save on a full device: exit 1, says why" 1 "$tmp/err" \
-  "^allocwatch: cannot write /dev/full: No space left on device$"
+expect "--save of a trace.dat to a device: exit 1, says why" 1 "$tmp/err" \
+  "^allocwatch: --save /dev/full: cannot write /dev/full: not a regular file"
 stop_load
 check_restored "write errors"
-mkdir "$tmp/ro"
-# A read-only file system, mounted in a mount namespace of its own.
+mkdir "$tmp/ro" "$tmp/small"
+# A read-only file system, and one too small for the pages, each mounted in
+# a mount namespace of its own.
+for source in text raw; do
+  unshare --mount --propagation private sh -c \
+    'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -t 50us --duration 1s --source "$3" --save "$1/raw.trace"' \
+    sh "$tmp/ro" "$bin" "$source" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect "--save ($source) on a read-only file system: exit 1, says why" 1 "$tmp/err" \
+    "$tmp/ro/raw.trace: Read-only file system"
+done
+start_load small
 unshare --mount --propagation private sh -c \
-  'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -t 50us --duration 1s --save "$1/raw.trace"' \
-  sh "$tmp/ro" "$bin" >"$tmp/out" 2>"$tmp/err"
+  'mount -t tmpfs -o size=8k tmpfs "$1" && exec "$2" -t 1us --duration 3s --save "$1/raw.dat"; ' \
+  sh "$tmp/small" "$bin" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-expect "--save on a read-only file system: exit 1, says why" 1 "$tmp/err" \
-  "cannot write $tmp/ro/raw.trace: Read-only file system"
-check_restored "--save on a read-only file system"
+stop_load
+expect "--save of a trace.dat on a full file system: exit 1, says why" 1 "$tmp/err" \
+  "No space left on device"
+check_restored "--save on a read-only or full file system"
 
 # --- start-up killed at any point, then --restore ---------------------------
 
