@@ -492,6 +492,12 @@ kernel_checks="check_console check_functions check_events check_restore_after_ki
   results_case 'a BUG on the console' 'no kernel BUG, Oops, panic' \
     "echo '[   12.500000] BUG: kernel NULL pointer dereference' >>console.log" \
     kernel=6.1 $kernel_checks
+  results_case 'a page allocation failure with its call trace' pass \
+    "cat $PWD/fixtures/warn_alloc.txt >>console.log" \
+    kernel=6.1 $kernel_checks
+  results_case 'a call trace of its own after a page allocation failure' 'call trace' \
+    "cat $PWD/fixtures/warn_alloc.txt >>console.log
+     echo '[   95.000000] Call Trace:' >>console.log" kernel=6.1 $kernel_checks
   results_case 'a role not given its first available name' \
     'got the first name available_filter_functions lists' \
     "sed -i 's/^  shrink_lruvec  (/  shrink_node_memcg  (/' check.txt" kernel=6.1 $kernel_checks
