@@ -411,28 +411,6 @@ else
   sed 's/^/  | /' "$tmp/log"
 fi
 
-# strip_live.py: what only a live run knows goes, the rest stays: JSON
-# records with their cgroup keys, a run and a cgroup record; a report with
-# its cgroup sections.
-strip_case() { # NAME FILE: its lines, through strip_live.py, must be EXPECTED ($tmp/expected)
-  $python strip_live.py "$2" >"$tmp/stripped" 2>"$tmp/log"
-  if cmp -s "$tmp/stripped" "$tmp/expected"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL strip_live.py: $1"
-    diff "$tmp/expected" "$tmp/stripped" | sed 's/^/  | /'
-  fi
-}
-span='{"type":"span","name":"f","pid":7,"comm":"c","start_ns":1,"end_ns":2'
-printf '%s\n' '{"type":"run","kernel":"6.1.0"}' "$span,\"cgroup\":\"/k/p\",\"container_id\":\"ab\",\"pod_uid\":\"u\",\"lines\":[]}" \
-  "$(sed -n 1p fixtures/cgroups/out.json)" '{"type":"stall","pid":7,"cgroup":"/","count":1}' >"$tmp/live.json"
-printf '%s\n' "$span,\"lines\":[]}" '{"type":"stall","pid":7,"count":1}' >"$tmp/expected"
-strip_case 'JSON records' "$tmp/live.json"
-cat fixtures/report-good.txt fixtures/cgroups/report.txt >"$tmp/live.txt"
-cp fixtures/report-good.txt "$tmp/expected"
-strip_case 'the report' "$tmp/live.txt"
-
 # The checks of a guest's results (check_run.sh): fixtures/results is a
 # trimmed copy of what a 6.1 guest left, with run1 of its runs. Those checks
 # that need neither allocwatch nor the kernel's package run here.
