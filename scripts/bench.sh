@@ -5,6 +5,8 @@
 # the start of the larger), so that memory can be compared for flatness.
 # The traces are made once (fixed seeds) and kept in BUILD_DIR/bench/.
 # It reports figures against the targets; it does not fail on a miss.
+# Last, as root, scripts/bench-dat.sh: a trace.dat replayed beside the text
+# of the same events.
 #   scripts/bench.sh BUILD_DIR
 # Environment: ALLOCWATCH=path  another allocwatch to measure (the traces and
 #              gentrace stay BUILD_DIR's); PROFILE=path  its default profile
@@ -137,3 +139,6 @@ echo "shape, flat: the $big trace's RSS against it; truth (at -t ${gen_threshold
 echo "the output against gentrace's; then the held lines lost to the window and bounds."
 echo "targets: >= 1000 MB/s on one core where wc -l does >= 4000 MB/s; peak RSS"
 echo "         <= 16384 kB at every threshold, flat within 10 % from $small to $big."
+
+# The replay of a trace.dat beside the text of the same events (root only).
+scripts/bench-dat.sh "$build"

@@ -66,7 +66,8 @@ Binder::Binder(const Profile& profile, BinderOptions options, Sink& sink, Shrink
                RunStats& stats)
     : profile_(profile), threshold_(options.threshold), window_(profile.window), sink_(sink),
       shrinkers_(shrinkers), stats_(stats), background_work_(options.background_work),
-      store_(profile.max_held_bytes), release_(options.release) {
+      store_(profile.max_held_bytes, HeldStore::kFirstExtent, options.held_resident),
+      release_(options.release) {
   stats_.max_held_bytes = profile.max_held_bytes;
   stats_.threshold = options.threshold;
   if (options.mode)

@@ -41,6 +41,9 @@ struct BinderOptions {
   // Where the lines of background tasks go that tell what they did; null:
   // nowhere. Must outlive the binder.
   BackgroundWork* background_work = nullptr;
+  // The part of the held-line store made resident at the start
+  // (HeldStore's `resident`): a quarter of it for records kept as blobs.
+  std::size_t held_resident = HeldStore::kResident;
 };
 
 class Binder {

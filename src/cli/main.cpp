@@ -180,6 +180,8 @@ std::optional<Mode> bind_all(RecordSource& records, const Profile& profile,
         attribution->learnt);
   report.background(counts.background);
   BinderOptions binding{profile.threshold, mode};
+  if (records.blobs())
+    binding.held_resident = HeldStore::kResident / 4;
   binding.background_work = &counts.background;
   Binder binder(profile, binding, attributed ? static_cast<Sink&>(*attributed) : sinks,
                 counts.shrinkers, counts.stats);

@@ -33,6 +33,7 @@ public:
                                                   const std::optional<std::string>& buffer);
 
   const Record* next() override;
+  bool blobs() const override { return true; }
 
   const DatInput& input() const { return *input_; }
   bool graph() const { return graph_; }

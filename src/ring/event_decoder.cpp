@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 #include <unordered_map>
@@ -27,7 +29,9 @@ constexpr std::uint32_t kMaxPayload = 1u << 20;
 // (__print_flags' list of gfp flags is dozens of expressions), and the
 // records of a stall repeat their bytes often (the same order and flags,
 // the same pages scanned).
-constexpr std::size_t kPrintedSlots = 1024;
+constexpr std::size_t kPrintedSlots = 512;
+// Shrinkers' names remembered (see Impl::shrinkers).
+constexpr std::size_t kShrinkerSlots = 256;
 // A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
 // its payload: libtraceevent follows them unchecked, so payloads are
 // formatted from a copy padded with this many zero bytes past its end.
@@ -185,13 +189,33 @@ struct EventDecoder::Impl {
   std::vector<bool> known;                                  // whether infos[id] was looked up
   std::unordered_map<std::uint64_t, std::string> functions; // address -> symbol
   Record record;
-  std::string blob; // the record's blob
-  std::string comm; // the record's comm
-  std::string name; // a function with no symbol: its address
+  std::string blob;           // the record's blob
+  std::string comm;           // the record's comm
+  std::int32_t comm_pid = -1; // whose comm `comm` is; -1: none
+  std::string name;           // a function with no symbol: its address
   std::string lost_line;
-  std::string shrinker; // the record's shrinker, as format() prints it
+  std::string_view shrinker; // the record's shrinker, as format() prints it
+  // Shrinkers named so far, by their function and instance: a kernel has a
+  // few hundred, and each call would otherwise print its name again.
+  struct NamedShrinker {
+    std::uint64_t function = 0;
+    std::uint64_t instance = 0;
+    std::string text;
+  };
+  std::vector<NamedShrinker> shrinkers = std::vector<NamedShrinker>(kShrinkerSlots);
   // For format(): the payload copy and the libtraceevent output.
-  mutable std::vector<char> padded = std::vector<char>(kMaxPayload + kDynamicReach, 0);
+  // Zeroed by calloc, whose pages of this size the kernel gives zeroed and
+  // makes resident only where a payload is copied or read.
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> padded_copy{
+      static_cast<char*>(std::calloc(kMaxPayload + kDynamicReach, 1))};
+  char* padded_bytes() const {
+    if (padded_copy == nullptr)
+      throw std::bad_alloc();
+    return padded_copy.get();
+  }
   mutable trace_seq seq;
   // What libtraceevent printed for a record's bytes (the whole payload, so
   // that a print format reading a common field is remembered right too).
@@ -220,7 +244,8 @@ struct EventDecoder::Impl {
 
   const EventInfo& info(int id);
   std::string_view function_name(std::uint64_t address);
-  // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:".
+  // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:",
+  // into `shrinker`, which lives until the next call.
   void print_shrinker(const EventInfo& info, const void* data);
   std::uint64_t number(tep_format_field* field, const void* data) const {
     unsigned long long value = 0;
@@ -333,22 +358,29 @@ std::string_view EventDecoder::Impl::latency_of(const EventInfo& info, tep_recor
 }
 
 void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data) {
-  shrinker.clear();
   const std::uint64_t function = number(info.shrink, data);
-  const char* symbol = tep_find_function(tep, function);
-  char text[64];
-  if (symbol != nullptr) {
-    shrinker = symbol;
-    std::snprintf(
-        text, sizeof text, "+0x%llx",
-        static_cast<unsigned long long>(function - tep_find_function_address(tep, function)));
-  } else {
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(function));
+  const std::uint64_t instance = number(info.shr, data);
+  NamedShrinker& slot = shrinkers[(function * 0x9E3779B97F4A7C15ULL ^ instance) % kShrinkerSlots];
+  if (slot.text.empty() || slot.function != function || slot.instance != instance) {
+    slot.function = function;
+    slot.instance = instance;
+    slot.text.clear();
+    const char* symbol = tep_find_function(tep, function);
+    char text[64];
+    if (symbol != nullptr) {
+      slot.text = symbol;
+      std::snprintf(
+          text, sizeof text, "+0x%llx",
+          static_cast<unsigned long long>(function - tep_find_function_address(tep, function)));
+    } else {
+      std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(function));
+    }
+    slot.text += text;
+    std::snprintf(text, sizeof text,
+                  " %p:", reinterpret_cast<void*>(static_cast<std::uintptr_t>(instance)));
+    slot.text += text;
   }
-  shrinker += text;
-  std::snprintf(text, sizeof text, " %p:",
-                reinterpret_cast<void*>(static_cast<std::uintptr_t>(number(info.shr, data))));
-  shrinker += text;
+  shrinker = slot.text;
 }
 
 EventDecoder::EventDecoder(tep_handle* tep, LineStyle style, ReturnTime return_time)
@@ -369,8 +401,13 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     return r;
   const auto pid = static_cast<std::int32_t>(d.number(info.pid, event.data));
   r.pid = pid;
-  const char* comm = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
-  d.comm.assign(comm != nullptr ? comm : "<...>");
+  // Consecutive records are mostly of one task: its comm is looked up again
+  // only when the pid changes, or the tep's names did.
+  if (pid != d.comm_pid) {
+    const char* comm = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
+    d.comm.assign(comm != nullptr ? comm : "<...>");
+    d.comm_pid = pid;
+  }
   r.comm = d.comm;
   r.ts = static_cast<Nanos>(event.ts);
   switch (info.shape) {
@@ -431,6 +468,10 @@ const Record& EventDecoder::lost(int cpu, long long count) {
   return d.record;
 }
 
+void EventDecoder::comms_changed() {
+  impl_->comm_pid = -1;
+}
+
 void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,
                           std::size_t& fields_size) const {
   Impl& d = *impl_;
@@ -443,7 +484,7 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
   }
   std::memcpy(&header, blob.data(), sizeof header);
   const std::size_t size = std::min<std::size_t>(blob.size() - sizeof header, kMaxPayload);
-  char* const padded = d.padded.data();
+  char* const padded = d.padded_bytes();
   std::memcpy(padded, blob.data() + sizeof header, size);
   // The record as libtraceevent reads it, over the zero-padded copy.
   tep_record record{};

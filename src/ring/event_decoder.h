@@ -66,6 +66,9 @@ public:
   // "CPU:N [LOST M EVENTS]" (count < 0: "[LOST EVENTS]", no count known) as
   // a Lost record, as the kernel's text prints it.
   const Record& lost(int cpu, long long count);
+  // The tep's pid → comm table was changed (tep_override_comm, a re-read of
+  // saved_cmdlines): no comm looked up before is used again.
+  void comms_changed();
 
   void format(std::string_view blob, std::string& out, std::size_t& fields_at,
               std::size_t& fields_size) const override;

@@ -296,3 +296,16 @@ TEST_CASE("another trace clock than local: a return ends when its record was wri
   CHECK(r.ts == 7'000'500'000);
   CHECK(r.duration == 431'377);
 }
+
+TEST_CASE("a comm looked up is used until the tep's names change") {
+  Tep t(kExit61);
+  EventDecoder decoder(t.tep);
+  Payload begin(637, 2143, 24);
+  CHECK(decoder.decode(begin.event(0, 1)).comm == "stress-ng-memcg");
+  REQUIRE(tep_override_comm(t.tep, "renamed", 2143) == 0);
+  decoder.comms_changed();
+  CHECK(decoder.decode(begin.event(0, 2)).comm == "renamed");
+  Payload other(637, 44, 24);
+  CHECK(decoder.decode(other.event(0, 3)).comm == "kswapd0");
+  CHECK(decoder.decode(begin.event(0, 4)).comm == "renamed");
+}

@@ -1,17 +1,7 @@
-// <trace-cmd/trace-cmd.h> for C++: it includes <tracefs.h>, which has no
-// extern "C" of its own and whose inline tracefs_hist_start() passes a
-// plain 0 where C++ wants an enum tracefs_hist_command. An int overload,
-// seen first, takes that call (as tracefs/libtracefs.h does for that room).
+// <trace-cmd/trace-cmd.h> for C++: it includes <tracefs.h>, which needs
+// ring/libtracefs.h's overload first, and has extern "C" of its own.
 #pragma once
 
-struct tracefs_instance;
-struct tracefs_hist;
-int tracefs_hist_command(tracefs_instance* instance, tracefs_hist* hist, int command);
+#include "ring/libtracefs.h"
 
-extern "C" {
 #include <trace-cmd/trace-cmd.h>
-}
-
-inline int tracefs_hist_command(tracefs_instance* instance, tracefs_hist* hist, int command) {
-  return tracefs_hist_command(instance, hist, static_cast<enum tracefs_hist_command>(command));
-}

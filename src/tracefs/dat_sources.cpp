@@ -1,7 +1,7 @@
 #include "tracefs/dat_sources.h"
 
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 
 #include <cerrno>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include "ring/dat_writer.h"
 #include "tracefs/dat_sources.h"
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 
 #include <algorithm>
 #include <array>

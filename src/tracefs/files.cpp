@@ -1,6 +1,6 @@
 #include "tracefs/files.h"
 
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 
 #include <cerrno>
 #include <cstdlib>

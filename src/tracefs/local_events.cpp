@@ -1,6 +1,6 @@
 #include "tracefs/local_events.h"
 
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 
 #include <cerrno>
 #include <cstring>

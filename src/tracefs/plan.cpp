@@ -3,7 +3,7 @@
 #include "kernel/vocabulary.h"
 #include "profile/nearest.h"
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 #include "util/escape.h"
 
 #include <algorithm>

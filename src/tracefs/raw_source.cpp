@@ -2,7 +2,7 @@
 
 #include "ring/header_page.h"
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 #include "tracefs/saved_comms.h"
 
 #include <cerrno>
@@ -230,7 +230,8 @@ bool RawSource::first_seen(std::int32_t pid) {
 void RawSource::refresh_comms() {
   last_comms_ = Clock::now();
   if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
-    update_comms(tep_, *cmdlines);
+    if (update_comms(tep_, *cmdlines) > 0)
+      decoder_.comms_changed();
 }
 
 const Record* RawSource::deliver(const CpuMerge::Item& item) {
@@ -249,10 +250,12 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   // /proc says now, or, once gone, as saved_cmdlines says.
   if (record->pid > 0 && first_seen(record->pid)) {
     const std::string before(record->comm);
-    if (const std::string now = proc_comm(record->pid); !now.empty())
+    if (const std::string now = proc_comm(record->pid); !now.empty()) {
       tep_override_comm(tep_, now.c_str(), record->pid);
-    else if (Clock::now() - last_comms_ >= kUnknownCommInterval)
+      decoder_.comms_changed();
+    } else if (Clock::now() - last_comms_ >= kUnknownCommInterval) {
       refresh_comms();
+    }
     if (const char* now = tep_data_comm_from_pid(tep_, record->pid);
         now != nullptr && before != now)
       record = &decoder_.decode(event);

@@ -99,6 +99,7 @@ public:
   // when a CPU's file cannot be read or waited on, or tracing cannot be
   // switched off.
   const Record* next() override;
+  bool blobs() const override { return true; }
 
   // Ends the input now: later calls return nullptr, the files are closed
   // and the instance can be removed.

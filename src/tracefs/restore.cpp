@@ -1,7 +1,7 @@
 #include "tracefs/restore.h"
 
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 #include "tracefs/session.h"
 #include "util/escape.h"
 

@@ -1,7 +1,7 @@
 #include "tracefs/session.h"
 
 #include "tracefs/files.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 #include "tracefs/local_events.h"
 #include "tracefs/pipe_source.h"
 #include "tracefs/raw_source.h"

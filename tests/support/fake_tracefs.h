@@ -9,7 +9,7 @@
 #pragma once
 
 #include "profile/profile.h"
-#include "tracefs/libtracefs.h"
+#include "ring/libtracefs.h"
 
 #include <filesystem>
 #include <fstream>

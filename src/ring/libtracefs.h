@@ -1,6 +1,7 @@
-// <tracefs.h> for C++: the header has no extern "C" of its own, and its
-// inline tracefs_hist_start() passes a plain 0 where C++ wants an
-// enum tracefs_hist_command. An int overload, seen first, takes that call.
+// <tracefs.h> for C++, for ring/ and tracefs/: the header has no extern "C"
+// of its own, and its inline tracefs_hist_start() passes a plain 0 where C++
+// wants an enum tracefs_hist_command. An int overload, seen first, takes
+// that call.
 #pragma once
 
 struct tracefs_instance;
