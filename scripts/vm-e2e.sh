@@ -428,7 +428,8 @@ skipped=()
 add_row() { summary+=("$(IFS='|'; echo "$*")"); }
 
 # spans_of RUN_DIR: the chosen functions with their over-threshold returns in
-# the raw trace ("name N, ..."), and the shrinker pairs.
+# the run's saved trace ("name N, ...", as e2e-check or check_dat.py counted
+# them), and the shrinker pairs.
 spans_of() {
   local r=$1 kdir=$2
   local name n out=""
@@ -454,9 +455,10 @@ show_report() {
     on == 1 && /  (direct|memcg) reclaim  / || on == 2' "$1/report.txt" | sed 's/^/    /'
 }
 
-# report_of RUN_DIR: the report's direct and memcg reclaim stalls, as
-# check_report.py counted them in the raw trace, and those of the cgroup
-# workers, as check_cgroups.py did.
+# report_of RUN_DIR: the report's stalls as its checker counted them in the
+# run's saved trace (check_report.py: direct and memcg reclaim of a text run;
+# check_dat.py: every kind of a raw run), and those of the cgroup workers, as
+# check_cgroups.py did.
 report_of() {
   local s c
   s=$(sed -n 's/^summary: //p' "$1/report-check.log" "$1/dat-check.log" 2>/dev/null)

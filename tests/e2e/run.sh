@@ -267,8 +267,9 @@ cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls ar
 
 # The trace.dat checker (check_dat.py), through the stand-in trace-cmd:
 # fixtures/dat/graph.report, graph.report-R and graph.report-f are
-# `trace-cmd report -t`, `-t -R` and `-f` of a 7.2 guest's trace-cmd
-# graph.dat, cut to four tasks over 50 ms and a slow kswapd shrink pair
+# `trace-cmd report -t`, `-t -R` and `-f` of a graph trace trace-cmd
+# recorded in a 7.2 guest, cut to four tasks over 50 ms and a slow kswapd
+# shrink pair
 # (trace-cmd 3.1.6 cannot parse 7.2's vmscan print formats: those records
 # print their raw fields, and a shrinker prints as an address), and to the
 # symbols they name; good.out, good-report.txt and good.json are those
