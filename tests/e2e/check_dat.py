@@ -150,6 +150,11 @@ def check_totals(dat, out):
            f"{len(totals)} shrinker totals equal the trace.dat's pairs ({len(wrong)} wrong{first(wrong)})")
 
 
+def reclaims(dat):
+    """The kinds of the trace.dat's reclaim spans."""
+    return {span.kind for span in dat.spans if span.reclaim}
+
+
 def background(profile, span):
     return span.comm.startswith(profile.background)
 
@@ -195,7 +200,7 @@ def check_report(dat, profile, rows, counts, totals, exact):
         for table in ("histogram", "order", "reclaim"):
             in_table = counts[table].get(kind)
             if in_table is None:
-                if table == "histogram" or kind in profile.reclaim:
+                if table == "histogram" or kind in reclaims(dat):
                     differ.append(f"{kind}: no {table} row")
             elif in_table != n:
                 differ.append(f"{kind}: {table} {in_table}, stall rows {n}")
@@ -219,7 +224,7 @@ def reclaim_pages(dat, profile):
     the span claims."""
     want = defaultdict(lambda: [0, 0])
     for span in dat.spans:
-        if span.kind not in profile.reclaim or background(profile, span):
+        if not span.reclaim or background(profile, span):
             continue
         for e in dat.inside(span):
             if e.name == LRU_SCAN:
@@ -259,7 +264,7 @@ def check_task_yield(dat, profile, rows, tasks):
         if task["pages"] is not None and task["pages"] != tuple(want[key]):
             wrong.append(f"{key}: pages {task['pages']}, the trace.dat {tuple(want[key])}")
     missing = sorted({(pid, kind) for (table, pid, kind, _) in rows
-                      if table == "stall" and kind in profile.reclaim} - set(tasks), key=str)
+                      if table == "stall" and kind in reclaims(dat)} - set(tasks), key=str)
     result(bool(tasks) and not wrong and not missing,
            f"what each of {len(tasks)} tasks' slow reclaim and compaction got counts its stalls, "
            f"once in its orders, with the trace.dat's pages ({len(wrong)} wrong{first(wrong)}; "

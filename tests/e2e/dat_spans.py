@@ -32,8 +32,9 @@ class Profile:
     """What the checks take from the profile: each function name's stall
     kind (a kind names one alternative of a function; any alternative is
     it), the events bound to each function, the pairs and each one's kind,
-    the reclaim kinds (a function or pair bound to a *reclaim_begin/end
-    event), the background task names."""
+    the background task names. Which spans are reclaims is said of each span
+    (Span.reclaim), as DESIGN.md says: a function bound to, or a pair made
+    of, a *reclaim_begin/end event."""
 
     def __init__(self, path):
         with open(path, encoding="utf-8") as f:
@@ -49,18 +50,13 @@ class Profile:
                 for n in alternatives.get(fn, [fn]):
                     self.bound[n] |= set(b["events"])
         self.pairs = {pair["name"]: pair for pair in p.get("pairs", [])}
-        self.kind_of, self.pair_kind, self.reclaim = {}, {}, set()
+        self.kind_of, self.pair_kind = {}, {}
         for stall in p.get("stalls", []):
-            kind = stall["kind"]
             for fn in stall.get("functions", []):
                 for n in alternatives.get(fn, [fn]):
-                    self.kind_of[n] = kind
-                    if any(RECLAIM_EVENT.match(e) for e in self.bound[n]):
-                        self.reclaim.add(kind)
+                    self.kind_of[n] = stall["kind"]
             for name in stall.get("pairs", []):
-                self.pair_kind[name] = kind
-                if RECLAIM_EVENT.match(self.pairs.get(name, {}).get("begin", "")):
-                    self.reclaim.add(kind)
+                self.pair_kind[name] = stall["kind"]
         self.background = tuple(p.get("background", []))
 
     def mode_pairs(self, mode):
@@ -77,6 +73,7 @@ class Span:
     end: int
     records: tuple       # its own: the return, or the begin and the end
     bound: frozenset     # the events it claims
+    reclaim: bool        # whether it is a reclaim: it claims a *reclaim_begin/end
     shrinker: str = ""   # a shrinker pair's shrinker and instance
     instance: str = ""
     report_names: tuple = field(default=())  # the report's SPAN for it, by either name
@@ -104,9 +101,10 @@ class Dat:
         for r in self.records:
             if r.name == "funcgraph_exit" and mode == "graph":
                 if r.duration >= threshold_ns:
+                    bound = frozenset(profile.bound.get(r.func, ()))
                     self.spans.append(Span(r.func, profile.kind_of.get(r.func), r.pid, r.comm,
-                                           r.calltime, r.rettime, (r,),
-                                           frozenset(profile.bound.get(r.func, ())),
+                                           r.calltime, r.rettime, (r,), bound,
+                                           any(RECLAIM_EVENT.match(e) for e in bound),
                                            report_names=(r.func,)))
             elif r.name in begins:
                 open_begins[(r.pid, begins[r.name]["name"])] = r
@@ -119,7 +117,7 @@ class Dat:
                 span = Span(pair["name"], profile.pair_kind.get(pair["name"]), r.pid, begin.comm,
                             begin.ts, r.ts, (begin, r),
                             frozenset(pair.get("claims", [])) | {pair["begin"], pair["end"]},
-                            report_names=(pair["name"],))
+                            bool(RECLAIM_EVENT.match(pair["begin"])), report_names=(pair["name"],))
                 if pair.get("shrinker"):
                     span.shrinker, span.instance = self.shrinker_of(r), r.raw.get("shr", "")
                     span.report_names = (span.shrinker, f"{span.shrinker}[{span.instance}]")

@@ -302,6 +302,16 @@ dat 'a shrinker instance total 1 ns off, JSON' 'shrinker totals equal' \
   "sed -i 's/\"total_ns\":1494701,\"max_ns\":1494701,\"calls\":1}/\"total_ns\":1494702,\"max_ns\":1494701,\"calls\":1}/' good.json" json
 dat 'a row counts one more in the --report file of a JSON run' 'task rows are the trace.dat' \
   "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt" json+report
+# A kind whose function claims no reclaim event (memcg soft limit reclaim
+# in graph mode: its pair is an events-mode one) has no order nor reclaim row.
+dat 'a stall of a kind that is no reclaim in graph mode' pass \
+  "sed -i '103s/func=__alloc_frozen_pages_noprof/func=mem_cgroup_soft_limit_reclaim/' graph.report-R
+   sed -i '69s/__alloc_frozen_pages_noprof/mem_cgroup_soft_limit_reclaim/' good.out
+   sed -i 's/^  culprit-1336  allocation         __alloc_frozen_pages_noprof  /  culprit-1336  memcg soft limit reclaim  mem_cgroup_soft_limit_reclaim  /
+     s/^allocwatch: latency of allocation stalls (12)/allocwatch: latency of allocation stalls (11)/
+     s/^  \[64, 128)            12 /  [64, 128)            11 /' good-report.txt
+   printf '%s\n' 'allocwatch: latency of memcg soft limit reclaim stalls (1), usecs:' \
+     '  [4K, 8K)  1 |@|' >>good-report.txt"
 dat 'a return printed twice' 'is a record of the trace.dat, printed once' "sed -i '66p' good.out"
 dat 'a slow return left out' 'returns over the threshold in the trace.dat print their own lines' \
   "sed -i '77d' good.out"
