@@ -19,9 +19,9 @@ sometimes. So spans are paired by name, pid and the nearest end (within
     late begin stamp cannot have put its pair below it) has its pair;
   - the (pid, span) rows agree, and their counts but for stalls near the
     threshold;
-  - a pair whose begins and ends were each stamped within a µs of each
-    other has durations within 1 µs of each other; the other pairs are
-    counted;
+  - a pair whose raw begin and end print as the text's did (the kernel
+    prints an event's time rounded to the µs) has durations within 1 µs of
+    each other; the other pairs, stamped apart, are counted;
   - paired stalls name their task alike (or one run does not know it);
   - the raw durations are exact in ns (some not a multiple of 1000), the
     text's whole µs.
@@ -94,8 +94,13 @@ def main():
     check(rows and not off,
           f"the same (pid, span) rows and counts: {len(rows)} rows, {len(paired)} stalls "
           f"paired (raw {len(raw)}, text {len(text)}; rows off: {off})")
-    together = [(r, t) for r, t in paired if abs(t[2] - r[2]) < US and abs(t[3] - r[3]) < US]
-    apart = [(r, t) for r, t in paired if abs(t[2] - r[2]) >= US or abs(t[3] - r[3]) >= US]
+    # The text's times are the kernel's, rounded to the µs it prints: a pair
+    # whose raw begin and end print as the text's were stamped alike.
+    def printed(ns):
+        return (ns + US // 2) // US * US
+    alike = lambda r, t: printed(r[2]) == t[2] and printed(r[3]) == t[3]
+    together = [(r, t) for r, t in paired if alike(r, t)]
+    apart = [(r, t) for r, t in paired if not alike(r, t)]
     worst = max((abs(r[4] - t[4]) for r, t in together), default=0)
     check(together and worst < US,
           f"durations within 1 us of each other ({len(together)} pairs, largest difference "
