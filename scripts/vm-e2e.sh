@@ -11,12 +11,16 @@
 # boots it; the guest (tests/e2e/init.sh) runs allocwatch under a
 # memory-pressure workload (tests/e2e/memstress.c) with some of it in memory
 # cgroups laid out as Kubernetes and docker make them: as the kernel boots,
-# with MGLRU flipped and funcgraph-args/-retval on where the kernel has them,
-# and once more for half as long with JSON output; and it captures a short
-# raw trace with tracing_thresh 0. The host then checks each run and the
-# kernel with tests/e2e/check_run.sh (whose own checkers are
-# tests/e2e/check_trace.cpp, and tests/e2e/check_report.py for the stall
-# report, tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
+# reading the ring buffer raw and saving a trace.dat; with MGLRU flipped and
+# funcgraph-args/-retval on where the kernel has them, reading trace_pipe's
+# text (--source text) and saving it; and once more for half as long, raw,
+# with JSON output; it records a graph trace and an instance's events with
+# trace-cmd itself, and captures a short text trace with tracing_thresh 0.
+# The host then checks each run and the kernel with tests/e2e/check_run.sh
+# (whose own checkers are tests/e2e/check_dat.py for a raw run, against its
+# trace.dat as trace-cmd report reads it, and for a text run
+# tests/e2e/check_trace.cpp, tests/e2e/check_report.py for the stall report,
+# tests/e2e/check_cgroups.py for its cgroup part) and prints a table:
 # kernel, run, mode, functions picked, spans per function, the report's
 # reclaim stalls and those of the cgroups, checks.
 #
@@ -284,8 +288,8 @@ make_data_disk() {
 
 # --- initramfs ---------------------------------------------------------------
 
-# build_initramfs KDIR OUT: busybox, allocwatch, the profiles, memstress and
-# the kernel's modules.
+# build_initramfs KDIR OUT: busybox, allocwatch, trace-cmd, the profiles,
+# memstress and the kernel's modules.
 build_initramfs() {
   local kdir=$1 out=$2 root=$work/initramfs lib app
   rm -rf "$root"
@@ -300,16 +304,20 @@ build_initramfs() {
     [ "$app" = busybox ] || ln -s busybox "$root/bin/$app"
   done
   # allocwatch as built (less its debug info: the rootfs lives in the guest's
-  # RAM), with what the dynamic loader will ask for.
+  # RAM) and the host's trace-cmd (the guest records trace.dat files with
+  # it), with what the dynamic loader will ask for.
   strip --strip-debug -o "$root/bin/allocwatch" "$bin"
-  local libs
-  libs=$(ldd "$bin")
-  if grep -q 'not found' <<<"$libs"; then
-    die "$bin needs libraries this host lacks: $(grep 'not found' <<<"$libs" | tr -s '\t\n' '  ')"
-  fi
-  for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
-    mkdir -p "$root$(dirname "$lib")"
-    cp -L "$lib" "$root$lib"
+  cp "$(command -v trace-cmd)" "$root/bin/trace-cmd"
+  local libs program
+  for program in "$bin" "$root/bin/trace-cmd"; do
+    libs=$(ldd "$program")
+    if grep -q 'not found' <<<"$libs"; then
+      die "$program needs libraries this host lacks: $(grep 'not found' <<<"$libs" | tr -s '\t\n' '  ')"
+    fi
+    for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
+      mkdir -p "$root$(dirname "$lib")"
+      cp -L "$lib" "$root$lib"
+    done
   done
   # The profiles as configs/ holds them now, where `-p NAME` looks whatever
   # PREFIX allocwatch was built for.
@@ -420,7 +428,8 @@ skipped=()
 add_row() { summary+=("$(IFS='|'; echo "$*")"); }
 
 # spans_of RUN_DIR: the chosen functions with their over-threshold returns in
-# the raw trace ("name N, ..."), and the shrinker pairs.
+# the run's saved trace ("name N, ...", as e2e-check or check_dat.py counted
+# them), and the shrinker pairs.
 spans_of() {
   local r=$1 kdir=$2
   local name n out=""
@@ -446,12 +455,13 @@ show_report() {
     on == 1 && /  (direct|memcg) reclaim  / || on == 2' "$1/report.txt" | sed 's/^/    /'
 }
 
-# report_of RUN_DIR: the report's direct and memcg reclaim stalls, as
-# check_report.py counted them in the raw trace, and those of the cgroup
-# workers, as check_cgroups.py did.
+# report_of RUN_DIR: the report's stalls as its checker counted them in the
+# run's saved trace (check_report.py: direct and memcg reclaim of a text run;
+# check_dat.py: every kind of a raw run), and those of the cgroup workers, as
+# check_cgroups.py did.
 report_of() {
   local s c
-  s=$(sed -n 's/^summary: //p' "$1/report-check.log" 2>/dev/null)
+  s=$(sed -n 's/^summary: //p' "$1/report-check.log" "$1/dat-check.log" 2>/dev/null)
   c=$(sed -n 's/^summary: //p' "$1/cgroup-check.log" 2>/dev/null)
   echo "${s:--}${c:+; $c}"
 }
@@ -526,7 +536,7 @@ run_kernel() {
   passed=0
   failed=0
   checks "$r/checks.log" kernel "$bin" "$work/e2e-check" "$k" "$kdir" "$console" "$r"
-  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
+  add_row "$k" "$(cat "$r/kernel")" "kernel: roles, events, options, thresh-0 forms ($(xargs echo <"$r/formats/options")), -i of trace-cmd's trace.dat, kill -9 + --restore; $(head -n 1 "$r/run-dir")" \
     "replay" "$picked" "-" "-" "$passed/$((passed + failed))"
   set -e
   t_checks=$((SECONDS - step))

@@ -11,7 +11,7 @@ CGROUPS is the guest's record of the memory cgroups it made (tests/e2e/init.sh):
 MEMSTRESS the workload's output, with where it put each worker
 ("memstress: worker NAME pid N cgroup DIR|-", DIR under /sys/fs/cgroup) and
 when the cgroup workers ended ("... pid N ended after S s"). RAW is the run's
-raw trace, REPORT its --report file, JSON its output in --format json (its
+saved trace: text, or a trace.dat (*.dat) as trace-cmd report reads it; REPORT its --report file, JSON its output in --format json (its
 {"type":"cgroup"} and {"type":"memcg"} records).
 
 From RAW it takes every function_graph return of try_to_free_pages (direct
@@ -40,6 +40,8 @@ import re
 import sys
 from collections import defaultdict
 from decimal import Decimal
+
+from tracedat import read_dat
 
 KINDS = {"try_to_free_pages": "direct reclaim", "try_to_free_mem_cgroup_pages": "memcg reclaim"}
 MICRO = 1000
@@ -100,22 +102,32 @@ def read_memstress(path):
     return placed, ended, seconds
 
 
-def read_raw(path, threshold_ns, placed):
-    """(cgroup, kind) -> [count, total_ns] of the stalls of the pids placed there."""
-    stalls = defaultdict(lambda: [0, 0])
+def text_returns(path):
+    """(pid, function, duration_ns) of each function_graph return of a text trace."""
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = LINE.match(line)
-            if not m or int(m.group(1)) not in placed:
-                continue
-            r, d = RETURN.match(m.group(3)), DURATION.match(m.group(2))
-            if not r or not d or r.group(1) not in KINDS:
-                continue
-            duration = int(Decimal(d.group(1)) * MICRO)
-            if duration >= threshold_ns:
-                t = stalls[(placed[int(m.group(1))], KINDS[r.group(1)])]
-                t[0] += 1
-                t[1] += duration
+            r, d = (RETURN.match(m.group(3)), DURATION.match(m.group(2))) if m else (None, None)
+            if r and d:
+                yield int(m.group(1)), r.group(1), int(Decimal(d.group(1)) * MICRO)
+
+
+def dat_returns(path):
+    """The same of a trace.dat's funcgraph_exit records, as trace-cmd report
+    reads them: exact ns."""
+    records, _ = read_dat(path)
+    return ((r.pid, r.func, r.duration) for r in records if r.name == "funcgraph_exit")
+
+
+def read_raw(path, threshold_ns, placed):
+    """(cgroup, kind) -> [count, total_ns] of the stalls of the pids placed
+    there, from the run's saved trace: text, or a trace.dat (*.dat)."""
+    stalls = defaultdict(lambda: [0, 0])
+    for pid, function, duration in (dat_returns if path.endswith(".dat") else text_returns)(path):
+        if pid in placed and function in KINDS and duration >= threshold_ns:
+            t = stalls[(placed[pid], KINDS[function])]
+            t[0] += 1
+            t[1] += duration
     return stalls
 
 

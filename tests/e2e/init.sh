@@ -1,10 +1,11 @@
 #!/bin/sh
 # /init of the e2e guest (busybox sh). scripts/vm-e2e.sh boots one of Debian's
 # stock kernels with this as the whole userland, runs allocwatch in graph mode
-# over a memory-pressure workload (once as the kernel boots, once more with
-# what can be switched flipped, once more, shorter, with JSON output),
-# captures a short raw trace of the kernel's other line forms, and hands
-# everything back on a second disk.
+# over a memory-pressure workload (once as the kernel boots, reading the ring
+# buffer raw; once more with what can be switched flipped, reading
+# trace_pipe's text; once more, shorter, raw with JSON output), captures a
+# short text trace of the kernel's other line forms, records a trace.dat with
+# trace-cmd, and hands everything back on a second disk.
 #
 # Kernel command line words it reads:
 #   allocwatch.probe      print the ready marker and power off (accelerator probe)
@@ -15,9 +16,11 @@
 #
 # Results, one directory per run (run1, run2, run3) plus kernel-wide facts:
 #   kernel, lru_gen, options, available-events, available-functions, check.txt,
-#   cgroups (the memory cgroups made, below), run-dir, formats/ (thresh-0
+#   cgroups (the memory cgroups made, below), run-dir, trace-cmd/ (the
+#   trace.dat trace-cmd recorded, its log and status), formats/ (thresh-0
 #   capture), restore/ (kill -9, then --restore), dmesg.txt; per run: label,
-#   format (of out.txt: text, json), tracefs.before/after, raw.trace,
+#   format (of out.txt: text, json), tracefs.before/after, trace.dat (a raw
+#   run's --save) or raw.trace (a text run's),
 #   out.txt, err.txt, report.txt (the stall report, --report),
 #   allocwatch.status, memstress.txt/.status (the workers' pids and cgroups
 #   in it), memcg.events (the pod slice's), journals.
@@ -193,19 +196,26 @@ load_then_interrupt() { # DIR SECONDS
   [ -e /tmp/allocwatch.exited ] || kill -KILL "$pid"
 }
 
-# run_allocwatch NAME SECONDS FORMAT LABEL: one traced run into $results/NAME,
-# with SECONDS of workload and its output in FORMAT (text, json).
+# run_allocwatch NAME SECONDS FORMAT SOURCE LABEL: one traced run into
+# $results/NAME, with SECONDS of workload, its output in FORMAT (text, json),
+# reading the ring buffer raw (SOURCE raw, the default: it saves trace.dat)
+# or as trace_pipe's text (text: it saves raw.trace).
 run_allocwatch() {
   dir=$results/$1
   mkdir -p "$dir"
-  echo "$4" >"$dir/label"
+  echo "$5" >"$dir/label"
   echo "$3" >"$dir/format"
-  echo "allocwatch-e2e: run $1: $4"
+  echo "allocwatch-e2e: run $1: $5"
   snapshot_tracefs >"$dir/tracefs.before"
   rm -f /tmp/allocwatch.exited
   load_then_interrupt "$dir" "$2" &
   loader=$!
-  allocwatch -t 100us -p default --format "$3" --save "$dir/raw.trace" --report "$dir/report.txt" \
+  if [ "$4" = text ]; then
+    set -- --source text --save "$dir/raw.trace"
+  else
+    set -- --save "$dir/trace.dat"
+  fi
+  allocwatch -t 100us -p default --format "$(cat "$dir/format")" "$@" --report "$dir/report.txt" \
     >"$dir/out.txt" 2>"$dir/err.txt"
   echo $? >"$dir/allocwatch.status"
   touch /tmp/allocwatch.exited
@@ -234,7 +244,7 @@ done
 
 label1="as booted"
 [ -e $lru_gen ] && label1="$label1, MGLRU $(mglru_state)"
-run_allocwatch run1 "$seconds" text "$label1"
+run_allocwatch run1 "$seconds" text raw "$label1"
 
 label2=""
 if [ -e $lru_gen ]; then
@@ -245,10 +255,13 @@ for option in $format_options; do
   echo 1 >"$tracing/options/$option"
   label2="${label2:+$label2, }$option on"
 done
-[ -n "$label2" ] && run_allocwatch run2 "$seconds" text "$label2"
+# Run 2 reads trace_pipe's text, so that the text path meets the line forms
+# of the options above, and runs on every kernel.
+run_allocwatch run2 "$seconds" text text "${label2:+$label2, }--source text"
 
 # The stall report as JSON records, its cgroup records with it: a shorter run.
-run_allocwatch run3 $((seconds / 2)) json "JSON output${label2:+, $label2}"
+run_allocwatch run3 $((seconds / 2)) json raw "JSON output${label2:+, $label2}"
+
 
 # The kernel's own line forms with tracing_thresh 0 (entries, leaves, bare
 # returns, and the forms of the options above), which allocwatch never asks
@@ -277,6 +290,35 @@ capture_formats() {
   echo "allocwatch-e2e: captured $(wc -l <"$dir/raw.trace") lines with tracing_thresh 0"
 }
 capture_formats
+
+# trace-cmd's own trace.dat, for the host to replay with allocwatch -i and to
+# read with trace-cmd report: one recording, under 4 s of load, of a graph
+# trace at the top level set up as allocwatch's graph mode sets it (the
+# functions allocwatch --check chose, tracing_thresh 100 us, which trace-cmd
+# leaves alone; -l rather than -g, which would trace every function the
+# profile's call, not only these) with every vmscan and compaction event,
+# and of those events alone in an instance (-B). After the thresh-0 capture:
+# trace-cmd's graph session was seen to leave a return hook on a kworker
+# asleep in schedule(), whose return the next graph trace (the capture, with
+# no filter on returns) then printed.
+capture_trace_cmd() {
+  dir=$results/trace-cmd
+  mkdir -p "$dir"
+  started=$(cut -d . -f 1 /proc/uptime)
+  functions=$(awk '/^functions:/ { on = 1; next } /^events:/ { on = 0 }
+    on && $1 != "MISSING" { printf " -l %s", $1 }' "$results/check.txt")
+  old_thresh=$(cat $tracing/tracing_thresh)
+  echo 100 >$tracing/tracing_thresh
+  # shellcheck disable=SC2086 # the -l options; three directories
+  trace-cmd record -q -o "$dir/trace.dat" -p function_graph $functions -e vmscan -e compaction \
+    -B allocwatch-e2e -e vmscan -e compaction memstress /mnt/data 4 $cgroup_dirs \
+    >"$dir/record.log" 2>&1
+  echo $? >"$dir/record.status"
+  echo "$old_thresh" >$tracing/tracing_thresh
+  echo "allocwatch-e2e: trace-cmd recorded trace.dat (status $(cat "$dir/record.status")," \
+    "$(wc -c <"$dir/trace.dat") bytes) in $(($(cut -d . -f 1 /proc/uptime) - started)) s"
+}
+capture_trace_cmd
 
 # A run killed with SIGKILL once tracing is set up, then allocwatch --restore,
 # which must find the journal and put tracefs back.

@@ -3,7 +3,9 @@
 # `make e2e`): e2e-check (check_trace.cpp) and the stall report's
 # check_report.py, each given a small real-format trace, a correct output for
 # it, and outputs broken one way each, which the checker must reject for that
-# reason; check_cgroups.py, on the cgroup part of a real guest's JSON run
+# reason; check_dat.py, on a slice of a real guest's trace.dat as trace-cmd
+# report printed it, with outputs and reports broken one way each;
+# check_cgroups.py, on the cgroup part of a real guest's JSON run
 # broken one way each; and check_run.sh's checks of what a guest left, on a
 # trimmed copy of a real guest's results broken one way each.
 #   tests/e2e/run.sh BUILD_DIR
@@ -157,6 +159,22 @@ $python check_report.py 100 fixtures/report-raw.trace "$tmp/no-such-report" fixt
   >"$tmp/log" 2>&1
 verdict 'report checker: no --report file' 'the --report file can be read' $?
 
+# A stand-in trace-cmd for the checkers that read a trace.dat
+# (tests/e2e/tracedat.py): it prints what the real one printed for it, kept
+# as FILE.report (`trace-cmd report -t -i FILE`), FILE.report-R (with -R)
+# and FILE.report-f (`-f`).
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/trace-cmd" <<'FAKE'
+#!/bin/sh
+raw=""
+while [ $# -gt 0 ]; do
+  case $1 in -R | -f) raw=$1 ;; -i) file=$2; shift ;; esac
+  shift
+done
+exec cat "$file.report$raw"
+FAKE
+chmod +x "$tmp/bin/trace-cmd"
+
 # The cgroup checker (check_cgroups.py): fixtures/cgroups is what a 6.1
 # guest's JSON run left of it (the cgroups made, memstress.txt, the cgroup
 # workers' slow reclaim returns of raw.trace, the report's cgroup part, the
@@ -169,15 +187,42 @@ cgroup_case() {
   (cd "$tmp/cgroups" && eval "$3")
   c=$tmp/cgroups
   json=$c/out.json
+  raw=$c/raw.trace
   [ "${4:-}" = text ] && json=
+  [ "${4:-}" = dat ] && raw=$c/raw.dat
   # shellcheck disable=SC2086 # no JSON: no word
-  $python check_cgroups.py 100 "$c/cgroups" "$c/memstress.txt" "$c/raw.trace" "$c/report.txt" \
-    $json >"$tmp/log" 2>&1
+  PATH=$tmp/bin:$PATH $python check_cgroups.py 100 "$c/cgroups" "$c/memstress.txt" "$raw" \
+    "$c/report.txt" $json >"$tmp/log" 2>&1
   verdict "cgroup checker: $1" "$2" $?
 }
 kube=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5f0c3a9e_7d21_4b6e_9c8a_1e2f3a4b5c6d.slice
 cgroup_case correct pass :
 cgroup_case 'the report alone' pass : text
+# The same returns as a trace.dat holds them (through the stand-in
+# trace-cmd below): the stalls come out the same, in exact ns.
+as_dat() { # TEXT_TRACE DAT: DAT.report and DAT.report-R of TEXT_TRACE's returns
+  $python - "$1" "$2" <<'PY'
+import re, sys
+line = re.compile(r"^\s*(\d+)\.(\d{6}) \|\s*(\d+)\)\s*(.*)-(\d+)\s*\|[^|\d]*([\d.]+) us\s*\|\s*} /\* (\w+) \*/$")
+printed, raw = ["cpus=2"], ["cpus=2"]
+for text in open(sys.argv[1]):
+    m = line.match(text)
+    if m:
+        secs, us, cpu, comm, pid, d, func = m.groups()
+        end = (int(secs) * 1_000_000 + int(us)) * 1000
+        whole, _, frac = d.partition(".")
+        start = end - (int(whole) * 1000 + int((frac + "000")[:3]))
+        head = f"{comm.strip():>16}-{pid:<7} [{int(cpu):03d}] {end // 10**9}.{end % 10**9:09d}: funcgraph_exit:"
+        printed.append(f"{head}       ! {d} us |  }}")
+        raw.append(f"{head}        func={func} depth=0 overrun=0 calltime={start:x} rettime={end:x}")
+open(sys.argv[2] + ".report", "w").write("\n".join(printed) + "\n")
+open(sys.argv[2] + ".report-R", "w").write("\n".join(raw) + "\n")
+PY
+}
+cgroup_case 'the trace as a trace.dat' pass 'as_dat raw.trace raw.dat' dat
+cgroup_case "a culprit's stall attributed to the bystander in the trace.dat" \
+  "the culprit's reclaim records are the raw trace's" \
+  "as_dat raw.trace raw.dat && sed -i '2s/culprit-1160/bystand-1161/' raw.dat.report raw.dat.report-R" dat
 cgroup_case 'the bystander made no memcg reclaim' "the bystander's pids made memcg reclaim stalls" \
   "sed -i '/bystand-1161.*try_to_free_mem_cgroup_pages/d' raw.trace"
 cgroup_case 'the culprit lived to the end' 'the culprit ended' \
@@ -220,6 +265,163 @@ cgroup_case "no max events in the pod slice" "the culprit's stalls are its pod s
 cgroup_case "no max events in the bystander's cgroup" "the bystander's stalls are its own memory.max" \
   "sed -i 's|^\\(.*\"cgroup\":\"/system.slice/docker-[^\"]*\",\"stalled\".*\\)\"max\":2|\\1\"max\":0|' out.json"
 
+# The trace.dat checker (check_dat.py), through the stand-in trace-cmd:
+# fixtures/dat/graph.report, graph.report-R and graph.report-f are
+# `trace-cmd report -t`, `-t -R` and `-f` of a graph trace trace-cmd
+# recorded in a 7.2 guest, cut to four tasks over 50 ms and a slow kswapd
+# shrink pair
+# (trace-cmd 3.1.6 cannot parse 7.2's vmscan print formats: those records
+# print their raw fields, and a shrinker prints as an address), and to the
+# symbols they name; good.out, good-report.txt and good.json are those
+# records as a raw graph run prints them (text in src/ring/event_decoder.cpp's
+# columns: its trace lines are, in order, those allocwatch -i printed of the
+# whole file; --report and JSON made for them by hand: orders and p99 are
+# made up, columns the checker does not read), each changed one way.
+# dat NAME EXPECT SETUP [json|json+report|THRESHOLD_US]: SETUP is shell run
+# in a copy of fixtures/dat first.
+dat() {
+  name=$1 expect=$2
+  rm -rf "$tmp/dat"
+  cp -R fixtures/dat "$tmp/dat"
+  (cd "$tmp/dat" && eval "$3")
+  d=$tmp/dat threshold=100
+  case ${4:-} in
+    json) set -- "$d/good.json" ;;
+    json+report) set -- "$d/good.json" "$d/good-report.txt" ;;
+    '') set -- "$d/good.out" "$d/good-report.txt" ;;
+    *) threshold=$4; set -- "$d/good.out" "$d/good-report.txt" ;;
+  esac
+  PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml "$threshold" "$d/graph" "$@" \
+    >"$tmp/log" 2>&1
+  verdict "trace.dat checker: $name" "$expect" $?
+}
+dat correct pass :
+dat 'correct, JSON' pass : json
+dat 'correct, JSON and its --report file' pass : json+report
+dat 'a shrinker instance total 1 ns off, JSON' 'shrinker totals equal' \
+  "sed -i 's/\"total_ns\":1494701,\"max_ns\":1494701,\"calls\":1}/\"total_ns\":1494702,\"max_ns\":1494701,\"calls\":1}/' good.json" json
+dat 'a row counts one more in the --report file of a JSON run' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt" json+report
+# A kind whose function claims no reclaim event (memcg soft limit reclaim
+# in graph mode: its pair is an events-mode one) has no order nor reclaim row.
+dat 'a stall of a kind that is no reclaim in graph mode' pass \
+  "sed -i '103s/func=__alloc_frozen_pages_noprof/func=mem_cgroup_soft_limit_reclaim/' graph.report-R
+   sed -i '69s/__alloc_frozen_pages_noprof/mem_cgroup_soft_limit_reclaim/' good.out
+   sed -i 's/^  culprit-1336  allocation         __alloc_frozen_pages_noprof  /  culprit-1336  memcg soft limit reclaim  mem_cgroup_soft_limit_reclaim  /
+     s/^allocwatch: latency of allocation stalls (12)/allocwatch: latency of allocation stalls (11)/
+     s/^  \[64, 128)            12 /  [64, 128)            11 /' good-report.txt
+   printf '%s\n' 'allocwatch: latency of memcg soft limit reclaim stalls (1), usecs:' \
+     '  [4K, 8K)  1 |@|' >>good-report.txt"
+dat 'a return printed twice' 'is a record of the trace.dat, printed once' "sed -i '66p' good.out"
+dat 'a slow return left out' 'returns over the threshold in the trace.dat print their own lines' \
+  "sed -i '77d' good.out"
+dat 'a duration 1 ns off' 'is a record of the trace.dat' \
+  "sed -i '77s/303.097 us/303.098 us/' good.out"
+dat 'a return a microsecond late' 'is a record of the trace.dat' \
+  "sed -i '66s/40.472220/40.472221/' good.out"
+dat 'a task named as it was before its exec' pass "sed -i '66s/reader1-1340/memstre-1340/' good.out"
+dat 'a return of another pid' 'is a record of the trace.dat' \
+  "sed -i '66s/reader1-1340/reader1-1341/' good.out"
+dat 'a return on another cpu' 'is a record of the trace.dat' \
+  "sed -i '66s/|   0)  reader1/|   1)  reader1/' good.out"
+dat 'returns under the threshold printed' 'no return under the threshold is printed' : 400
+dat "a tracepoint's fields as trace-cmd does not print them" 'is a record of the trace.dat' \
+  "sed -i '65s/nr_reclaimed=0x20/nr_reclaimed=0x21/' good.out"
+dat 'a bound tracepoint left out' 'records the profile lets a span claim' "sed -i '65d' good.out"
+dat "a tracepoint printed with another task's span" 'is of its pid and inside its [start, end]' \
+  "sed -n '54p' good.out >line && sed -i '54d' good.out && sed -i '65r line' good.out"
+dat 'a tracepoint printed with no span' 'printed with no span' \
+  "sed -n '65p' good.out >line && sed -i '65d' good.out && sed -i '/^super_cache_scan : /{
+r line
+N
+}' good.out"
+dat 'a line of no kind' 'every line of the output is a trace line' "sed -i '66s/^/x/' good.out"
+dat 'a slow shrink pair left out, JSON' 'pairs over the threshold in the trace.dat print their own lines' \
+  "sed -i '/\"name\":\"shrinker\",\"pid\":50,/d' good.json" json
+dat 'a slow shrink pair left out' 'pairs over the threshold in the trace.dat print their own lines' \
+  "sed -i '/kswapd0-50 .*mm_shrink_slab_/d' good.out"
+dat 'a shrinker total wrong' 'shrinker totals equal' \
+  "sed -i 's/^super_cache_scan : total time = 7.454478/super_cache_scan : total time = 7.454479/' good.out"
+dat 'calls miscounted' 'shrinker totals equal' \
+  "sed -i 's/^\(super_cache_scan\[0xff259b300243c780\].*calls = \)1/\12/' good.out"
+dat "a shrinker the trace.dat's symbols do not name" 'shrinker totals equal' ': >graph.report-f'
+dat 'a row counts one more' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  culprit-1336 .*try_to_free_mem_cgroup_pages  *\)4 /\15 /' good-report.txt"
+dat 'a total 1 us off' 'task rows are the trace.dat' \
+  "sed -i 's/^\(  reader1-1340 .*try_to_free_pages .*\)8.101 /\18.102 /' good-report.txt"
+dat 'a task row missing' 'tasks and kinds with no row' "sed -i '/^  culprit-1336 .*allocation/d' good-report.txt"
+dat 'a background row missing' 'tasks and kinds with no row' "sed -i '/^  kswapd0-50 /d' good-report.txt"
+dat "kswapd's shrinker as a stall" 'task rows are the trace.dat' \
+  "sed -i '/^  kswapd0-50 /{h;d};/^allocwatch: stalls of/{n;G}' good-report.txt"
+dat 'a histogram short' 'histogram 3, stall rows 4' \
+  "sed -i '/latency of memcg reclaim/{n;s/  4 |/  3 |/}' good-report.txt"
+dat 'an order row short' 'memcg reclaim: order 3, stall rows 4' \
+  "sed -i 's/^\(  memcg reclaim  .*GFP_HIGHUSER_MOVABLE  *\)4 /\13 /' good-report.txt"
+dat 'no reclaim row' 'memcg reclaim: no reclaim row' "sed -i '/^  memcg reclaim    /d' good-report.txt"
+dat 'pages scanned miscounted' 'the pages scanned and reclaimed of each reclaim row' \
+  "sed -i 's/^\(  memcg reclaim  .*  \)180 /\1181 /' good-report.txt"
+dat 'pages reclaimed miscounted, JSON' 'the pages scanned and reclaimed of each reclaim row' \
+  "sed -i 's/\"pages_reclaimed\":32/\"pages_reclaimed\":33/' good.json" json
+dat "a task's reclaim counted once more" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/^\(  culprit-1336  memcg reclaim  *\)4  0=4 /\15  0=5 /' good-report.txt"
+dat "a task's stall in two orders" 'its orders count 2 of 1 stalls' \
+  "sed -i 's/^\(  reader1-1340  direct reclaim  *1  \)0=1   /\10=1 ?=1/' good-report.txt"
+dat "a task's pages scanned miscounted" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/^\(  culprit-1336  memcg reclaim .*  \)180  /\1179  /' good-report.txt"
+dat 'a task with reclaim stalls and no row' 'tasks with reclaim stalls and no row' \
+  "sed -i '/^  reader1-1340  direct reclaim  *1  0=1/d' good-report.txt"
+dat "a task's orders short, JSON" 'its orders count 3 of 4 stalls' \
+  "sed -i 's/\"orders\":{\"0\":4}/\"orders\":{\"0\":3}/' good.json" json
+dat "a task's pages reclaimed miscounted, JSON" 'slow reclaim and compaction got counts its stalls' \
+  "sed -i 's/\"pages_reclaimed\":184,\"pages_written\"/\"pages_reclaimed\":183,\"pages_written\"/' good.json" json
+dat 'a span 1 ns early, JSON' 'is a record of the trace.dat' \
+  "sed -i 's/\"start_ns\":40464119638,/\"start_ns\":40464119637,/' good.json" json
+dat 'a tracepoint 1 ns late, JSON' 'is a record of the trace.dat' \
+  "sed -i '0,/\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\([0-9]*\)/s//\"event\":\"mm_vmscan_direct_reclaim_end\",\"ts_ns\":\11/' good.json" json
+dat 'a total 1 ns off, JSON' 'task rows are the trace.dat' \
+  "sed -i 's/\"total_ns\":8100540,\"max_ns\":8100540,\"p99/\"total_ns\":8100541,\"max_ns\":8100540,\"p99/' good.json" json
+dat 'a reclaim total 1 ns off, JSON' 'direct reclaim: reclaim total_ns 8100541' \
+  "sed -i 's/\(\"type\":\"reclaim\",\"kind\":\"direct reclaim\",\"count\":1,\"total_ns\":\)8100540/\18100541/' good.json" json
+dat 'a shrinker stall of another instance, JSON' 'task rows are the trace.dat' \
+  "sed -i 's/\"instance\":\"0xff259b300243c080\"/\"instance\":\"0xff259b300243c780\"/' good.json" json
+
+# In events mode: fixtures/dat/events.report and events.report-R are a 6.1
+# guest's trace.dat of an instance's vmscan and compaction events (trace-cmd
+# record -B allocwatch-e2e) cut to two tasks over 320 ms and to the
+# profile's events, shrinkers left out; good-events.out what allocwatch -i
+# printed of that file for those records.
+events_dat() { # NAME EXPECT SED [OPTION...]: OPTIONs instead of --events --buffer
+  name=$1 expect=$2
+  sed "$3" fixtures/dat/good-events.out >"$tmp/events.out"
+  shift 3
+  [ $# -gt 0 ] || set -- --events --buffer allocwatch-e2e
+  PATH=$tmp/bin:$PATH $python check_dat.py "$@" ../../configs/default.yaml 100 fixtures/dat/events \
+    "$tmp/events.out" >"$tmp/log" 2>&1
+  verdict "trace.dat checker, events mode: $name" "$expect" $?
+}
+events_dat correct pass ''
+events_dat "a slow pair's end left out" 'pairs over the threshold in the trace.dat print their own lines' \
+  '/71.687325: mm_vmscan_direct_reclaim_end/d'
+events_dat 'a claimed tracepoint left out' 'records the profile lets a span claim' \
+  '/71.873404: mm_compaction_migratepages/d'
+events_dat 'a time a microsecond off' 'is a record of the trace.dat' \
+  's/71.873404: mm_compaction_migratepages/71.873405: mm_compaction_migratepages/'
+events_dat 'a pair as graph mode reads it' 'every line of the output is a trace line' '' \
+  --buffer allocwatch-e2e
+events_dat "the top level's records, not the instance's" 'is a record of the trace.dat' '' --events
+
+# A trace.dat trace-cmd cannot read: no verdict on the run, exit 2.
+rm -f "$tmp/dat/graph.report-R"
+PATH=$tmp/bin:$PATH $python check_dat.py ../../configs/default.yaml 100 "$tmp/dat/graph" \
+  "$tmp/dat/good.out" >"$tmp/log" 2>&1
+if [ $? = 2 ] && grep -q '^check_dat.py: trace-cmd report -t -R -i .* exited 1: ' "$tmp/log"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL trace.dat checker: a trace.dat trace-cmd cannot read is not exit 2"
+  sed 's/^/  | /' "$tmp/log"
+fi
+
 # The checks of a guest's results (check_run.sh): fixtures/results is a
 # trimmed copy of what a 6.1 guest left, with run1 of its runs. Those checks
 # that need neither allocwatch nor the kernel's package run here.
@@ -244,6 +446,17 @@ kernel_checks="check_console check_functions check_events check_restore_after_ki
 # shellcheck disable=SC2086 # the lists of checks are split into words
 {
   results_case 'a good run' pass : run $run_checks
+  # A raw run: its trace.dat (the stand-in trace-cmd prints fixtures/dat's)
+  # judged by check_dat.py.
+  f=$PWD/fixtures/dat
+  raw_run="cp $f/graph.report run1/trace.dat.report && cp $f/graph.report-R run1/trace.dat.report-R &&
+    cp $f/graph.report-f run1/trace.dat.report-f && : >run1/trace.dat &&
+    cp $f/good.out run1/out.txt && cp $f/good-report.txt run1/report.txt"
+  PATH=$tmp/bin:$PATH results_case 'a good raw run' pass "$raw_run" run check_dat
+  PATH=$tmp/bin:$PATH results_case 'a raw run that printed a return twice' \
+    'is a record of the trace.dat, printed once' "$raw_run && sed -i '66p' run1/out.txt" run check_dat
+  PATH=$tmp/bin:$PATH results_case 'a raw run whose trace.dat trace-cmd cannot read' \
+    'check_dat.py could not check' "$raw_run && rm run1/trace.dat.report-R" run check_dat
   results_case 'events mode' 'allocwatch chose graph mode' \
     "sed -i 's/graph mode/events mode/' run1/err.txt" run $run_checks
   results_case 'allocwatch failed after SIGINT' 'allocwatch exited 0 after SIGINT' \
@@ -268,6 +481,12 @@ kernel_checks="check_console check_functions check_events check_restore_after_ki
   results_case 'a BUG on the console' 'no kernel BUG, Oops, panic' \
     "echo '[   12.500000] BUG: kernel NULL pointer dereference' >>console.log" \
     kernel=6.1 $kernel_checks
+  results_case 'a page allocation failure with its call trace' pass \
+    "cat $PWD/fixtures/warn_alloc.txt >>console.log" \
+    kernel=6.1 $kernel_checks
+  results_case 'a call trace of its own after a page allocation failure' 'call trace' \
+    "cat $PWD/fixtures/warn_alloc.txt >>console.log
+     echo '[   95.000000] Call Trace:' >>console.log" kernel=6.1 $kernel_checks
   results_case 'a role not given its first available name' \
     'got the first name available_filter_functions lists' \
     "sed -i 's/^  shrink_lruvec  (/  shrink_node_memcg  (/' check.txt" kernel=6.1 $kernel_checks
