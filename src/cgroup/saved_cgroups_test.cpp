@@ -89,3 +89,17 @@ TEST_CASE("saved_cgroups: a trace without records has none; damaged records are 
   CHECK_FALSE(parse_saved_cgroups("# allocwatch cgroup 1 v1 /a"));
   CHECK(parse_saved_cgroups(""));
 }
+
+TEST_CASE("saved_cgroups: after binary data (a trace.dat's pages), a newline first") {
+  const std::string pages(100, '\0');
+  // Nothing learnt: the ending line alone, which needs a line of its own.
+  auto none = read_back(pages + "\n" + write_saved_cgroups({}));
+  REQUIRE(none);
+  REQUIRE(none->has_value());
+  CHECK((*none)->tasks.empty());
+  CHECK_FALSE(read_back(pages + write_saved_cgroups({}))->has_value());
+  auto some = read_back(pages + "\n" + write_saved_cgroups(sample()));
+  REQUIRE(some);
+  REQUIRE(some->has_value());
+  CHECK((*some)->tasks.size() == sample().tasks.size());
+}

@@ -469,7 +469,10 @@ int trace_live(const Options& options, const Profile& profile) {
   metrics.finish();
   if (raw_save) { // before restore(): it reads the traced buffer's files
     learnt.chains = report.cgroup_limits();
-    throw_on_error(raw_save->finish(write_saved_cgroups(learnt)));
+    // After a newline: the records' reader finds their ending line as a line
+    // of its own, which binary pages before it would not give when the run
+    // learnt nothing.
+    throw_on_error(raw_save->finish("\n" + write_saved_cgroups(learnt)));
   }
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");

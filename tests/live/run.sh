@@ -281,9 +281,9 @@ charge_dentries "$cg"
 start_bg -t 50us --save "$tmp/raw.trace" --timeline "$tmp/timeline.json" --report "$tmp/report.txt"
 if wait_started "$bg"; then
   read_in_cgroup "$cg"
-  reader_pid=$(sed -n 's/^ *cat-\([0-9]*\) .* mm_vmscan_memcg_reclaim_begin: .*/\1/p' "$tmp/out" | head -n 1)
   sleep 0.5
   stop_bg INT
+  reader_pid=$(sed -n 's/^ *cat-\([0-9]*\) .* mm_vmscan_memcg_reclaim_begin: .*/\1/p' "$tmp/out" | head -n 1)
   cp "$tmp/out" "$tmp/live.out"
   [ $rc = 0 ] && ok "memcg reclaim: exit 0 on SIGINT" || { fail "memcg reclaim: exit $rc"; cat "$tmp/err"; }
   # Each printed memcg span (begin, the lines it claims, end) lasts 50us or
