@@ -69,10 +69,11 @@ struct EventDecoder::Impl {
   std::vector<bool> known;                                  // whether infos[id] was looked up
   std::unordered_map<std::uint64_t, std::string> functions; // address -> symbol
   Record record;
-  std::string blob;           // the record's blob
-  std::string comm;           // the record's comm
-  std::int32_t comm_pid = -1; // whose comm `comm` is; -1: none
-  std::string name;           // a function with no symbol: its address
+  std::string blob;                                    // the record's blob
+  std::string comm;                                    // the record's comm
+  std::int32_t comm_pid = -1;                          // whose comm `comm` is; -1: none
+  std::unordered_map<std::int32_t, std::string> named; // name_task()'s
+  std::string name;                                    // a function with no symbol: its address
   std::string lost_line;
   mutable std::string_view shrinker; // the record's shrinker, as format() prints it
   // Shrinkers named so far, by their function and instance: a kernel has a
@@ -331,8 +332,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
   // Consecutive records are mostly of one task: its comm is looked up again
   // only when the pid changes, or the tep's names did.
   if (pid != d.comm_pid) {
-    const char* comm = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
-    d.comm.assign(comm != nullptr ? comm : "<...>");
+    d.comm.assign(comm_of(pid));
     d.comm_pid = pid;
   }
   r.comm = d.comm;
@@ -395,8 +395,22 @@ const Record& EventDecoder::lost(int cpu, long long count) {
   return d.record;
 }
 
-void EventDecoder::comms_changed() {
-  impl_->comm_pid = -1;
+void EventDecoder::name_task(std::int32_t pid, std::string_view comm) {
+  Impl& d = *impl_;
+  if (d.named.size() >= kNamedTasks && d.named.find(pid) == d.named.end())
+    d.named.clear();
+  d.named[pid].assign(comm);
+  d.comm_pid = -1;
+}
+
+std::string_view EventDecoder::comm_of(std::int32_t pid) const {
+  const Impl& d = *impl_;
+  if (pid == 0)
+    return "<idle>";
+  if (const auto found = d.named.find(pid); found != d.named.end())
+    return found->second;
+  const char* comm = tep_data_comm_from_pid(d.tep, pid);
+  return comm != nullptr ? comm : "<...>";
 }
 
 void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,
@@ -429,8 +443,7 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     return;
   }
   const auto pid = static_cast<std::int32_t>(d.number(info->pid, padded));
-  const char* comm_c = pid == 0 ? "<idle>" : tep_data_comm_from_pid(d.tep, pid);
-  const std::string_view comm = comm_c != nullptr ? comm_c : "<...>";
+  const std::string_view comm = comm_of(pid);
   switch (info->shape) {
   case Shape::GraphExit: {
     const std::uint64_t calltime = d.number(info->calltime, padded);

@@ -66,9 +66,14 @@ public:
   // "CPU:N [LOST M EVENTS]" (count < 0: "[LOST EVENTS]", no count known) as
   // a Lost record, as the kernel's text prints it.
   const Record& lost(int cpu, long long count);
-  // The tep's pid → comm table was changed (tep_override_comm, a re-read of
-  // saved_cmdlines): no comm looked up before is used again.
-  void comms_changed();
+  // From now on `pid` is named `comm` (a task new to the run, as /proc
+  // names it; saved_cmdlines read again), over the tep's table, which never
+  // forgets a pid: at most kNamedTasks are kept this way, all forgotten at
+  // once when there would be more (then the tep's names, and "<...>").
+  static constexpr std::size_t kNamedTasks = 4096;
+  void name_task(std::int32_t pid, std::string_view comm);
+  // The comm records of `pid` are given: "<idle>" for 0, "<...>" unknown.
+  std::string_view comm_of(std::int32_t pid) const;
 
   void format(std::string_view blob, std::string& out, std::size_t& fields_at,
               std::size_t& fields_size) const override;

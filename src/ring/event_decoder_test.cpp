@@ -1,5 +1,4 @@
 #include "ring/event_decoder.h"
-
 #include "ring/event_formats.h"
 #include "trace/parser.h"
 #include "trace/record_text.h"
@@ -299,17 +298,24 @@ TEST_CASE("another trace clock than local: a return ends when its record was wri
   CHECK(r.duration == 431'377);
 }
 
-TEST_CASE("a comm looked up is used until the tep's names change") {
+TEST_CASE("a task named by the run is named so; the names kept are bounded") {
   Tep t(kExit61);
   EventDecoder decoder(t.tep);
   Payload begin(637, 2143, 24);
   CHECK(decoder.decode(begin.event(0, 1)).comm == "stress-ng-memcg");
-  REQUIRE(tep_override_comm(t.tep, "renamed", 2143) == 0);
-  decoder.comms_changed();
+  decoder.name_task(2143, "renamed");
   CHECK(decoder.decode(begin.event(0, 2)).comm == "renamed");
   Payload other(637, 44, 24);
   CHECK(decoder.decode(other.event(0, 3)).comm == "kswapd0");
   CHECK(decoder.decode(begin.event(0, 4)).comm == "renamed");
+  CHECK(decoder.comm_of(0) == "<idle>");
+  CHECK(decoder.comm_of(77) == "<...>");
+  // Past the bound every name given is forgotten: the tep's come back.
+  for (std::int32_t pid = 100'000;
+       pid < 100'000 + static_cast<std::int32_t>(EventDecoder::kNamedTasks); ++pid)
+    decoder.name_task(pid, "churn");
+  CHECK(decoder.comm_of(2143) == "stress-ng-memcg");
+  CHECK(decoder.comm_of(100'000) == "<...>");
 }
 
 // 7.2's mm_vmscan_memcg_reclaim_end (include/trace/events/vmscan.h), which

@@ -31,7 +31,7 @@ constexpr auto kCommsInterval = std::chrono::seconds(1);
 // A pid new to the run reads saved_cmdlines again, but not more often.
 constexpr auto kUnknownCommInterval = std::chrono::milliseconds(100);
 // The pids remembered as seen.
-constexpr std::size_t kSeenPids = 16384;
+constexpr std::size_t kSeenPids = 4096;
 // After a read that found records, the reader sleeps this long (more than
 // the merge's slack) and reads every CPU again: if they are all empty, the
 // quiet rule gives out everything read, so that records do not wait for
@@ -227,8 +227,12 @@ bool RawSource::first_seen(std::int32_t pid) {
 void RawSource::refresh_comms() {
   last_comms_ = Clock::now();
   if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
-    if (update_comms(tep_, *cmdlines) > 0)
-      decoder_.comms_changed();
+    update_comms(*cmdlines, [this](std::int32_t pid, std::string_view comm) {
+      if (decoder_.comm_of(pid) == comm)
+        return false;
+      decoder_.name_task(pid, comm);
+      return true;
+    });
 }
 
 const Record* RawSource::deliver(const CpuMerge::Item& item) {
@@ -247,14 +251,11 @@ const Record* RawSource::deliver(const CpuMerge::Item& item) {
   // /proc says now, or, once gone, as saved_cmdlines says.
   if (record->pid > 0 && first_seen(record->pid)) {
     const std::string before(record->comm);
-    if (const std::string now = proc_comm(record->pid); !now.empty()) {
-      tep_override_comm(tep_, now.c_str(), record->pid);
-      decoder_.comms_changed();
-    } else if (Clock::now() - last_comms_ >= kUnknownCommInterval) {
+    if (const std::string now = proc_comm(record->pid); !now.empty())
+      decoder_.name_task(record->pid, now);
+    else if (Clock::now() - last_comms_ >= kUnknownCommInterval)
       refresh_comms();
-    }
-    if (const char* now = tep_data_comm_from_pid(tep_, record->pid);
-        now != nullptr && before != now)
+    if (before != decoder_.comm_of(record->pid))
       record = &decoder_.decode(event);
   }
   return record;

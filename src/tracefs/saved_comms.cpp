@@ -3,17 +3,14 @@
 #include "kernel/vocabulary.h"
 
 #include <charconv>
+#include <functional>
 #include <string>
-
-extern "C" {
-#include <event-parse.h>
-}
 
 namespace allocwatch {
 
-std::size_t update_comms(tep_handle* tep, std::string_view text) {
+std::size_t update_comms(std::string_view text,
+                         const std::function<bool(std::int32_t, std::string_view)>& name) {
   std::size_t changed = 0;
-  std::string comm;
   while (!text.empty()) {
     std::size_t end = text.find('\n');
     if (end == std::string_view::npos)
@@ -25,12 +22,8 @@ std::size_t update_comms(tep_handle* tep, std::string_view text) {
     if (ec != std::errc() || pid <= 0 || ptr == line.data() + line.size() || *ptr != ' ' ||
         ptr + 1 == line.data() + line.size())
       continue;
-    comm.assign(ptr + 1, line.data() + line.size());
-    // Unknown pids read as "<...>", which no task is named.
-    const char* known = tep_data_comm_from_pid(tep, pid);
-    if (known != nullptr && comm == known)
-      continue;
-    if (tep_override_comm(tep, comm.c_str(), pid) == 0)
+    if (name(pid, std::string_view(
+                      ptr + 1, static_cast<std::size_t>(line.data() + line.size() - (ptr + 1)))))
       ++changed;
   }
   return changed;

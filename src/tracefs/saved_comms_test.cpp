@@ -1,51 +1,57 @@
 #include "tracefs/saved_comms.h"
 
 #include <doctest/doctest.h>
+#include <functional>
+#include <map>
 #include <string>
-
-extern "C" {
-#include <event-parse.h>
-}
 
 namespace allocwatch {
 namespace {
 
-struct Tep {
-  tep_handle* tep = tep_alloc();
-  ~Tep() { tep_free(tep); }
-  std::string comm(int pid) const { return tep_data_comm_from_pid(tep, pid); }
+// What update_comms hands on, as a table that names each pid once.
+struct Names {
+  std::map<std::int32_t, std::string> names;
+  std::function<bool(std::int32_t, std::string_view)> name() {
+    return [this](std::int32_t pid, std::string_view comm) {
+      std::string& had = names[pid];
+      if (had == comm)
+        return false;
+      had = comm;
+      return true;
+    };
+  }
 };
 
 TEST_CASE("update_comms: new pids, changed names, and known ones left alone") {
-  Tep t;
-  REQUIRE(tep_register_comm(t.tep, "soak.sh", 9568) == 0);
-  REQUIRE(tep_register_comm(t.tep, "kswapd0", 44) == 0);
+  Names t;
+  t.names = {{9568, "soak.sh"}, {44, "kswapd0"}};
   // pid 9568 was reused by a cat after the load; 4242 started since.
-  CHECK(update_comms(t.tep, "44 kswapd0\n9568 cat\n4242 stress ng\n") == 2);
-  CHECK(t.comm(9568) == "cat");
-  CHECK(t.comm(4242) == "stress ng"); // a comm may hold spaces
-  CHECK(t.comm(44) == "kswapd0");
-  CHECK(update_comms(t.tep, "44 kswapd0\n9568 cat\n4242 stress ng") == 0);
+  CHECK(update_comms("44 kswapd0\n9568 cat\n4242 stress ng\n", t.name()) == 2);
+  CHECK(t.names[9568] == "cat");
+  CHECK(t.names[4242] == "stress ng"); // a comm may hold spaces
+  CHECK(t.names[44] == "kswapd0");
+  CHECK(update_comms("44 kswapd0\n9568 cat\n4242 stress ng", t.name()) == 0);
 }
 
 TEST_CASE("update_comms: lines that are not \"PID COMM\" are skipped") {
-  Tep t;
-  CHECK(update_comms(t.tep, "\n0 swapper\n-5 x\n12\n13 \nabc def\n99999999999 big\n7x y\n") == 0);
-  CHECK(t.comm(13) == "<...>");
-  CHECK(update_comms(t.tep, "14 ok\n") == 1);
-  CHECK(t.comm(14) == "ok");
+  Names t;
+  CHECK(update_comms("\n0 swapper\n-5 x\n12\n13 \nabc def\n99999999999 big\n7x y\n", t.name()) ==
+        0);
+  CHECK(t.names.empty());
+  CHECK(update_comms("14 ok\n", t.name()) == 1);
+  CHECK(t.names[14] == "ok");
+}
+
+TEST_CASE("a task's comm from /proc: a worker's work and a thread's full name left out") {
+  CHECK(task_comm_of("cat\n") == "cat");
+  CHECK(task_comm_of("stress-ng-memcg\n") == "stress-ng-memcg");
+  CHECK(task_comm_of("kworker/u4:0-ext4-rsv-conversion\n") == "kworker/u4:0");
+  CHECK(task_comm_of("kworker/u4:2+flush-254:0\n") == "kworker/u4:2");
+  CHECK(task_comm_of("kworker/0:1H-kblockd\n") == "kworker/0:1H");
+  CHECK(task_comm_of("kworker/1:1\n") == "kworker/1:1");
+  CHECK(task_comm_of("a-kernel-thread-with-a-long-name\n").empty());
+  CHECK(task_comm_of("").empty());
 }
 
 } // namespace
 } // namespace allocwatch
-
-TEST_CASE("a task's comm from /proc: a worker's work and a thread's full name left out") {
-  CHECK(allocwatch::task_comm_of("cat\n") == "cat");
-  CHECK(allocwatch::task_comm_of("stress-ng-memcg\n") == "stress-ng-memcg");
-  CHECK(allocwatch::task_comm_of("kworker/u4:0-ext4-rsv-conversion\n") == "kworker/u4:0");
-  CHECK(allocwatch::task_comm_of("kworker/u4:2+flush-254:0\n") == "kworker/u4:2");
-  CHECK(allocwatch::task_comm_of("kworker/0:1H-kblockd\n") == "kworker/0:1H");
-  CHECK(allocwatch::task_comm_of("kworker/1:1\n") == "kworker/1:1");
-  CHECK(allocwatch::task_comm_of("a-kernel-thread-with-a-long-name\n").empty());
-  CHECK(allocwatch::task_comm_of("").empty());
-}

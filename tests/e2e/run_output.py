@@ -35,6 +35,40 @@ TOTALS = re.compile(r"^(\S+?)(?:\[(.+)\])? : total time = (\d+)\.(\d{6}) ms, "
                     r"max latency = (\d+)\.(\d{6}) ms(?:, calls = (\d+))?$")
 
 
+# trace-cmd 3.1.6 cannot read some kernels' print formats (7.x's vmscan
+# events name the pid as REC->ent.pid) and prints "[FAILED TO PARSE]" and the
+# raw fields; allocwatch reads them and prints the fields its own way. Such
+# a record is matched by pid, cpu, event and time; its figures are checked
+# through the raw fields elsewhere.
+UNPARSED = "[FAILED TO PARSE]"
+
+
+def info_key(info):
+    return UNPARSED if info.startswith(UNPARSED) else info
+
+
+def fields_of(text):
+    """The name=value words of a line's fields, numbers as numbers."""
+    out = {}
+    for word in text.split():
+        key, eq, value = word.partition("=")
+        if eq:
+            try:
+                out[key] = int(value, 0)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def same_fields(printed, unparsed):
+    """Whether allocwatch's fields say what trace-cmd's raw ones do: every
+    name=value it printed is one of them, and it printed some."""
+    if unparsed is None:
+        return False
+    mine, theirs = fields_of(printed), fields_of(unparsed[len(UNPARSED):])
+    return bool(mine) and all(theirs.get(k) == v for k, v in mine.items())
+
+
 def graph_duration(ns):
     """The duration's digits as the kernel prints them (print_graph_duration):
     whole µs, then as many of the ns digits as fit in 7 characters."""
@@ -71,6 +105,7 @@ class Output:
         self.pair_events = {pair["name"]: (pair["begin"], pair["end"]) for pair in pairs}
         # The trace.dat's records by what identifies each in OUTPUT.
         self.returns, self.events = defaultdict(list), defaultdict(list)
+        self.unparsed = {}  # (pid, cpu, event, µs) -> trace-cmd's "[FAILED TO PARSE] ..."
         for r in dat.records:
             if r.name == "funcgraph_exit":
                 key = (r.pid, r.func, r.calltime, r.rettime) if self.json else \
@@ -80,7 +115,9 @@ class Output:
                 self.events[(r.pid, r.name, r.ts)].append(r)
             else:
                 us = r.ts // MICRO if mode == "graph" else (r.ts + MICRO // 2) // MICRO
-                self.events[(r.pid, r.cpu, r.name, us, r.info)].append(r)
+                self.events[(r.pid, r.cpu, r.name, us, info_key(r.info))].append(r)
+                if r.info.startswith(UNPARSED):
+                    self.unparsed[(r.pid, r.cpu, r.name, us)] = r.info
         if self.json:
             self.read_json(lines)
         else:
@@ -147,6 +184,8 @@ class Output:
             comm, pid, cpu, secs, us, name, info = m.groups()
         self.comms[int(pid)].add(comm.strip())
         key = (int(pid), int(cpu), name, int(secs) * 1_000_000 + int(us), info)
+        if key not in self.events and same_fields(info, self.unparsed.get(key[:4])):
+            key = key[:4] + (UNPARSED,)  # an event trace-cmd could not print
         return self.take(self.events, key, text), name, int(pid)
 
     def read_json(self, lines):
