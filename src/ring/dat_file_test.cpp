@@ -1,35 +1,15 @@
 #include "ring/dat_file.h"
+#include "temp_dir.h"
 
 #include <cstring>
 #include <doctest/doctest.h>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 namespace allocwatch {
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/allocwatch-dat-file-XXXXXX";
-    REQUIRE(::mkdtemp(pattern) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::size_t count() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path),
-                                                  std::filesystem::directory_iterator()));
-  }
-  std::string path;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using testing::slurp;
+using testing::TempDir;
 
 TEST_CASE("DatFile: appends, patches, pads and copies, and shows the file only at commit()") {
   TempDir dir;
@@ -50,10 +30,10 @@ TEST_CASE("DatFile: appends, patches, pads and copies, and shows the file only a
   REQUIRE(write_all(scratch->get(), "copied bytes", 12, "scratch").ok());
   file->copy_from(scratch->get(), 12, "scratch");
   CHECK(file->good());
-  CHECK(dir.count() == 0); // neither the file nor the scratch has a name yet
+  CHECK(dir.entries().size() == 0); // neither the file nor the scratch has a name yet
 
   REQUIRE(file->commit().ok());
-  CHECK(dir.count() == 1);
+  CHECK(dir.entries().size() == 1);
   const std::string content = slurp(path);
   REQUIRE(content.size() == 4096 * 25 + 12);
   CHECK(content.substr(0, 5) == "size:");
@@ -77,7 +57,7 @@ TEST_CASE("DatFile: without commit() nothing is left, and what was there stays")
     file->write("new", 3);
   }
   CHECK(slurp(path) == "before");
-  CHECK(dir.count() == 1);
+  CHECK(dir.entries().size() == 1);
 }
 
 TEST_CASE("DatFile: commit() replaces the file there") {
@@ -89,7 +69,7 @@ TEST_CASE("DatFile: commit() replaces the file there") {
   file->write("after", 5);
   REQUIRE(file->commit().ok());
   CHECK(slurp(path) == "after");
-  CHECK(dir.count() == 1);
+  CHECK(dir.entries().size() == 1);
 }
 
 TEST_CASE("DatFile: errors are kept, the first one wins, and commit() returns it") {
@@ -107,7 +87,7 @@ TEST_CASE("DatFile: errors are kept, the first one wins, and commit() returns it
   REQUIRE_FALSE(committed.ok());
   CHECK(committed.error().message ==
         "cannot write " + path + ": a patch past the end of what was written");
-  CHECK(dir.count() == 0);
+  CHECK(dir.entries().size() == 0);
 }
 
 TEST_CASE("DatFile: a copy from a file shorter than asked is an error") {

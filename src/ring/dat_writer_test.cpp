@@ -1,13 +1,12 @@
 #include "dat_readback.h"
 #include "fake_dat_sources.h"
 #include "ring/dat_writer.h"
+#include "temp_dir.h"
 
 #include <csignal>
 #include <cstring>
 #include <doctest/doctest.h>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -21,29 +20,8 @@ constexpr std::uint16_t kFunction = 1;
 constexpr std::uint16_t kFuncgraphExit = 10;
 constexpr std::uint16_t kDatTest = 700;
 
-// A fresh directory, removed with what is in it.
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/allocwatch-dat-writer-XXXXXX";
-    REQUIRE(::mkdtemp(pattern) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path))
-      names.push_back(entry.path().filename().string());
-    return names;
-  }
-  std::string path;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using testing::slurp;
+using testing::TempDir;
 
 // Reads the file's fields in order, as trace-cmd.dat.v6(5) lists them.
 class Cursor {

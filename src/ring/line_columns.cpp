@@ -4,17 +4,6 @@
 
 namespace allocwatch {
 
-void put_uint(std::string& s, std::uint64_t v) {
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  while (n > 0)
-    s.push_back(digits[--n]);
-}
-
 void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
   char digits[20];
   std::size_t n = 0;
@@ -27,6 +16,21 @@ void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad
   while (n > 0)
     s.push_back(digits[--n]);
 }
+
+void put_uint(std::string& s, std::uint64_t v) {
+  put_uint_width(s, v, 0, ' ');
+}
+
+namespace {
+
+void put_int(std::string& s, std::int32_t v) {
+  if (v < 0)
+    s.push_back('-');
+  put_uint(s, v < 0 ? static_cast<std::uint64_t>(-static_cast<std::int64_t>(v))
+                    : static_cast<std::uint64_t>(v));
+}
+
+} // namespace
 
 void put_abstime(std::string& s, std::uint64_t ts, Micros micros) {
   const std::uint64_t us = (micros == Micros::Rounded ? ts + 500 : ts) / 1000;
@@ -75,12 +79,7 @@ void put_graph_duration(std::string& s, std::uint64_t d) {
 void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid) {
   comm = comm.substr(0, kGraphCommBytes);
   std::string pid_text;
-  if (pid < 0) {
-    pid_text.push_back('-');
-    put_uint(pid_text, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
-  } else {
-    put_uint(pid_text, static_cast<std::uint64_t>(pid));
-  }
+  put_int(pid_text, pid);
   const std::size_t len = comm.size() + pid_text.size() + 1;
   const std::size_t spaces = len < 14 ? 14 - len : 0;
   s.append(spaces / 2, ' ');
@@ -107,12 +106,7 @@ void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, s
   s.append(comm);
   s.push_back('-');
   const std::size_t begin = s.size();
-  if (pid < 0) {
-    s.push_back('-');
-    put_uint(s, static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid)));
-  } else {
-    put_uint(s, static_cast<std::uint64_t>(pid));
-  }
+  put_int(s, pid);
   if (s.size() - begin < 7)
     s.append(7 - (s.size() - begin), ' ');
   s.append(" [");
