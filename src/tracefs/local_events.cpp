@@ -1,14 +1,12 @@
 #include "tracefs/local_events.h"
 
 #include "ring/event_formats.h"
-
 #include "ring/libtracefs.h"
+#include "tracefs/files.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <iterator>
 #include <unistd.h>
 
 extern "C" {
@@ -22,14 +20,6 @@ void TepFree::operator()(tep_handle* tep) const {
 }
 
 namespace {
-
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
 
 // /proc/kallsyms read in chunks, never whole (it is some 5 MB of text).
 std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
@@ -56,36 +46,39 @@ std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
 Result<LocalEvents> load_local_events(const std::string& tracing_dir,
                                       const std::vector<std::string>& systems,
                                       const std::string& kallsyms) {
+  Result<InstancePtr> top = open_top_level(tracing_dir);
+  if (!top)
+    return top.error();
   LocalEvents events{TepPtr(tep_alloc()), nullptr};
   tep_handle* tep = events.tep.get();
   if (tep == nullptr)
     return Error{"cannot allocate a tep handle"};
   tep_set_page_size(tep, ::getpagesize());
-  std::string text;
-  const std::string header = tracing_dir + "/events/header_page";
-  if (!read_file(header, text))
-    return Error{"cannot read " + header + ": " + std::strerror(errno)};
-  if (tep_parse_header_page(tep, text.data(), text.size(), sizeof(long)) != 0)
-    return Error{"cannot parse " + header};
+  Result<std::string> header = read_tracefs_file(top->get(), "events/header_page");
+  if (!header)
+    return header.error();
+  if (tep_parse_header_page(tep, header->data(), header->size(), sizeof(long)) != 0)
+    return Error{"cannot parse " + tracefs_path(top->get(), "events/header_page")};
 
   std::size_t formats = 0;
   for (const std::string& system : systems) {
     char** names = tracefs_system_events(tracing_dir.c_str(), system.c_str());
     for (char** name = names; name != nullptr && *name != nullptr; ++name) {
-      const std::string path = tracing_dir + "/events/" + system + "/" + *name + "/format";
-      if (!read_file(path, text))
+      Result<std::string> format =
+          read_tracefs_file(top->get(), "events/" + system + "/" + *name + "/format");
+      if (!format)
         continue;
-      text = parsable_format(text);
+      const std::string text = parsable_format(*format);
       if (tep_parse_event(tep, text.data(), text.size(), system.c_str()) == 0)
         ++formats;
     }
     tracefs_list_free(names);
   }
   if (formats == 0)
-    return Error{"no event format could be read from " + tracing_dir + "/events"};
+    return Error{"no event format could be read from " + tracefs_path(top->get(), "events")};
 
-  if (read_file(tracing_dir + "/printk_formats", text))
-    tep_parse_printk_formats(tep, text.c_str());
+  if (Result<std::string> printk = read_tracefs_file(top->get(), "printk_formats"); printk)
+    tep_parse_printk_formats(tep, printk->c_str());
   tracefs_load_cmdlines(tracing_dir.c_str(), tep);
   events.symbols = read_symbols(kallsyms);
   if (events.symbols)
