@@ -65,6 +65,10 @@ GENTRACE_SRCS := $(sort $(wildcard tests/gentrace/*.cpp))
 # runs each, built with $(CXX), over its seeds and past findings.
 FUZZ_HARNESSES := $(filter-out replay_main,$(basename $(notdir $(wildcard tests/fuzz/*.cpp))))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/fuzz-replay-,$(FUZZ_HARNESSES))
+# tests/kshark/kshark_records.c: a trace.dat as KernelShark's library reads
+# it, which the live and VM tests set beside trace-cmd report's reading (an
+# independent reader, none of src/; built without the sanitizers).
+KSHARK := $(BUILD)/kshark-records
 LIB := $(BUILD)/liballocwatch.a
 
 .PHONY: all deps test check run bench e2e soak deb deb-test install clean fuzz
@@ -100,17 +104,23 @@ $(UNIT): $(call obj,$(TEST_SRCS) tests/unit/main.cpp) $(LIB)
 $(GENTRACE): $(call obj,$(GENTRACE_SRCS))
 	$(CXX) $(LDFLAGS) $^ -o $@
 
+$(KSHARK): tests/kshark/kshark_records.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(shell pkg-config --cflags libkshark 2>/dev/null) \
+	  $< $(shell pkg-config --libs libkshark 2>/dev/null) -o $@
+
 deps:
 	@scripts/install-deps.sh build
 
 # The sub-make re-reads this file after deps, so pkg-config sees new packages.
-# The fleet set: Prometheus, node_exporter, debhelper for tests/fleet, tests/deb.
+# The fleet set: Prometheus, node_exporter, debhelper for tests/fleet, tests/deb;
+# the check set: KernelShark's library for tests/kshark.
 test: deps
-	@scripts/install-deps.sh fleet
-	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS)
+	@scripts/install-deps.sh fleet check
+	@$(MAKE) --no-print-directory -j$$(nproc) $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS) $(KSHARK)
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS)
+check: $(BIN) $(UNIT) $(GENTRACE) $(FUZZ_REPLAYS) $(KSHARK)
 	@tests/run-all.sh $(BUILD)
 
 T ?=
@@ -134,8 +144,8 @@ bench-live: deps
 
 KERNELS ?= 5.10 6.1 6.12 7.2
 e2e: deps
-	@scripts/install-deps.sh e2e
-	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/install-deps.sh e2e check
+	@$(MAKE) --no-print-directory $(BIN) $(KSHARK)
 	@scripts/vm-e2e.sh $(BIN) $(KERNELS)
 
 # Live: takes /tmp/allocwatch-live.lock itself, for the whole run.

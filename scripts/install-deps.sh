@@ -3,7 +3,7 @@
 # test and its fuzzers. Only what is missing is installed, so a second run does nothing and
 # needs no network. Called by `make deps` (and so by `make test` and `make run`).
 #
-#   scripts/install-deps.sh SET...     SET: build, fleet, e2e, fuzz
+#   scripts/install-deps.sh SET...     SET: build, fleet, e2e, fuzz, check
 #
 # fleet: what the fleet tests (tests/fleet) and `make deb` need: a real
 # Prometheus server and node_exporter, promtool, debhelper and lintian.
@@ -22,6 +22,10 @@ fleet_daemons="prometheus prometheus-node-exporter"
 e2e_pkgs="qemu-system-x86 busybox-static cpio e2fsprogs"
 # make fuzz: clang and its compiler-rt (libFuzzer, ASan, UBSan).
 fuzz_pkgs="clang libclang-rt-dev"
+# check: the readers that make test and make e2e check allocwatch's trace.dat
+# files with, besides trace-cmd: KernelShark's library (tests/kshark; its
+# pkg-config file requires json-c's, which libkshark-dev does not pull in).
+check_pkgs="libkshark-dev libjson-c-dev pkg-config"
 
 [ $# = 0 ] && set -- build
 wanted=""
@@ -31,7 +35,8 @@ for set in "$@"; do
   fleet) wanted="$wanted $fleet_pkgs" ;;
   e2e) wanted="$wanted $build_pkgs $e2e_pkgs" ;;
   fuzz) wanted="$wanted $build_pkgs $fuzz_pkgs" ;;
-  *) echo "usage: $0 [build|fleet|e2e|fuzz]..." >&2; exit 2 ;;
+  check) wanted="$wanted $check_pkgs" ;;
+  *) echo "usage: $0 [build|fleet|e2e|fuzz|check]..." >&2; exit 2 ;;
   esac
 done
 

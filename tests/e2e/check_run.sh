@@ -54,8 +54,8 @@ run_checks=(check_graph_mode check_output check_allocator_called check_replay ch
   check_cgroups check_statuses check_restored check_no_journal)
 json_run_checks=(check_graph_mode check_json_replay check_allocator_called check_stall_report
   check_cgroups check_statuses check_restored check_no_journal)
-raw_run_checks=(check_graph_mode check_dat check_allocator_called check_dat_replay check_cgroups
-  check_statuses check_restored check_no_journal)
+raw_run_checks=(check_graph_mode check_dat check_kshark check_allocator_called check_dat_replay
+  check_cgroups check_statuses check_restored check_no_journal)
 
 # The trace the run saved: a raw run's trace.dat, a text run's raw.trace.
 saved_trace() {
@@ -111,6 +111,19 @@ check_dat_of() { # LOG DAT OUTPUT REPORT [OPTION...]: check_dat.py's verdicts, i
     result "$verdict" "$text"
   done < <(grep -E '^(ok|FAIL) ' "$log")
   [ $status -le 1 ] || result FAIL "check_dat.py could not check $2: $(tail -n 1 "$log")"
+}
+
+# KernelShark opens the run's trace.dat: its library reads the records
+# trace-cmd report reads (tests/kshark/agrees.py, through kshark-records,
+# which make e2e builds beside BIN).
+check_kshark() {
+  local verdict
+  verdict=$("$python" "$repo/tests/kshark/agrees.py" "$(dirname "$bin")/kshark-records" \
+    "$1/trace.dat" 2>&1 | tail -n 1)
+  case $verdict in
+  "ok - "*) result ok "$(echo "${verdict#ok - }" | sed "s|$repo/||")" ;;
+  *) result FAIL "${verdict#FAIL - }" ;;
+  esac
 }
 
 # allocwatch -i of the run's trace.dat on the host prints and reports what
