@@ -5,7 +5,6 @@
 #include "tracefs/files.h"
 
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
