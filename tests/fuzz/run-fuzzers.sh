@@ -40,15 +40,24 @@ for name in "$@"; do
     -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix="$dir/findings/$name-" \
     >"$log" 2>&1
   status=$?
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  per_second=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+  # A harness whose code forks (trace_dat: DatInput reads a file in a child
+  # first) has children that die of the libraries' faults: libFuzzer in the
+  # child prints its stats and writes the input as a crash, yet the parent
+  # refuses the file and goes on. The fuzzer's own figures are the last;
+  # the children's are counted, and only the exit status is a finding.
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  per_second=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -n 1)
+  children=$(($(grep -c '^stat::number_of_executed_units' "$log") - 1))
+  refused=""
+  [ "$children" -gt 0 ] && refused=", $children refused after a fault in the child that reads them first"
   units=$(find "$corpus" -type f | wc -l)
   if [ "$status" = 0 ]; then
-    echo "fuzz: $name: ${runs:-?} inputs in ${seconds}s (${per_second:-?}/s), peak RSS ${rss:-?} MB, corpus $units: no finding"
+    echo "fuzz: $name: ${runs:-?} inputs in ${seconds}s (${per_second:-?}/s)$refused, peak RSS ${rss:-?} MB, corpus $units: no finding"
   else
-    echo "fuzz: $name: FINDING (exit $status); the input is in $dir/findings/:"
-    grep -E '^==[0-9]+==|^SUMMARY|ERROR|^state_file:|^pipeline:|^artifact_prefix|Test unit written' "$log" | head -20
+    echo "fuzz: $name: FINDING (exit $status); the input is the last unit written to $dir/findings/:"
+    grep -E '^==[0-9]+==|^SUMMARY|ERROR|^state_file:|^pipeline:|^artifact_prefix' "$log" | tail -n 20
+    grep 'Test unit written' "$log" | tail -n 1
     failed="$failed $name"
   fi
 done
