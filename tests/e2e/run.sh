@@ -529,5 +529,38 @@ for want in '1 entry with arguments f(a=1)' '1 leaf with arguments f(a=1)' '1 re
     "$check" --forms "$tmp/forms" | sed 's/^/  | /'
   fi
 done
+# same_output.py, which holds a replay of a raw run's trace.dat to what the
+# run printed: `<...>` of a task the run could not name may be a comm in the
+# replay, one comm per pid, the columns padded to fit; nothing else may
+# differ.
+printf '%s\n' '  76.778643 |   0)  <...>-1084   | ! 434.645 us  |  } /* __alloc_pages */' \
+  '{"type":"span","pid":1084,"comm":"<...>","duration_ns":434645}' \
+  '  <...>-1084       allocation   2     0.953' >"$tmp/live"
+printf '%s\n' '  76.778643 |   0)   cat-1084    | ! 434.645 us  |  } /* __alloc_pages */' \
+  '{"type":"span","pid":1084,"comm":"cat","duration_ns":434645}' \
+  '  cat-1084         allocation   2     0.953' >"$tmp/replay"
+# same_output NAME STATUS SAYS FROM [SED]: FROM (edited by SED) as the
+# replay of the live output.
+same_output() {
+  cp "$tmp/$4" "$tmp/replay.case"
+  [ -n "${5:-}" ] && sed -i "$5" "$tmp/replay.case"
+  out=$(python3 same_output.py "$tmp/live" "$tmp/replay.case")
+  if [ $? = "$2" ] && printf '%s\n' "$out" | grep -qF -- "$3"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL same_output.py, $1: $out"
+  fi
+}
+same_output 'an unnamed task named in the replay' 0 'same but 3 lines of unnamed tasks (1084=cat)' replay
+same_output 'the live output itself' 0 'same' live
+same_output 'one pid, two comms' 1 'first difference: line 2' replay '2s/cat/dd/'
+same_output 'a duration 1 ns off' 1 'first difference: line 2' replay '2s/434645/434646/'
+same_output 'a line of another pid' 1 'first difference: line 1' replay '1s/cat-1084 /cat-1085 /'
+same_output 'a line left out' 1 'first difference: 3 lines against 2' replay '3d'
+sed -i '2s/<...>/cat/;1d;3d' "$tmp/live"
+same_output '<...> in the replay where the run named the task' 1 'first difference: line 1' replay \
+  '2s/"cat"/"<...>"/;1d;3d'
+
 echo "e2e-check: $passed passed, $failed failed"
 [ $failed = 0 ]
