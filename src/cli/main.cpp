@@ -472,7 +472,7 @@ int trace_live(const Options& options, const Profile& profile) {
     // After a newline: the records' reader finds their ending line as a line
     // of its own, which binary pages before it would not give when the run
     // learnt nothing.
-    throw_on_error(raw_save->finish("\n" + write_saved_cgroups(learnt)));
+    throw_on_error(raw_save->finish("\n" + write_saved_cgroups(learnt), session.raw_task_names()));
   }
   if (Status restored = session.restore(); !restored)
     throw FatalError(restored.error().message + "; the journal is kept: run allocwatch --restore");

@@ -1,5 +1,7 @@
 #include "cli/raw_save.h"
 
+#include "tracefs/saved_comms.h"
+
 #include <sys/sysinfo.h>
 
 namespace allocwatch {
@@ -21,6 +23,21 @@ Result<std::unique_ptr<RawSave>> RawSave::open(const Session& session, const std
     return Error{"--save " + path + ": " + writer.error().message};
   save->writer_ = std::move(*writer);
   return save;
+}
+
+Status RawSave::Sources::read(const std::string& path, const Chunk& out) {
+  if (path != "saved_cmdlines")
+    return kernel_.read(path, out);
+  Result<std::string> kernel = read_whole(kernel_, path);
+  if (!kernel)
+    return kernel.error();
+  return out(with_run_names(*kernel, names));
+}
+
+Status RawSave::finish(std::string_view trailer,
+                       const std::vector<std::pair<std::int32_t, std::string>>& names) {
+  sources_.names = names;
+  return writer_->finish(trailer);
 }
 
 } // namespace allocwatch

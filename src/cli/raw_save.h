@@ -5,7 +5,7 @@
 //   auto save = value_or_throw(RawSave::open(session, path));   // after session.start()
 //   session.open_raw(should_stop, &save->pages());
 //   ... read every record ...
-//   throw_on_error(save->finish(trailer));   // before session.restore(): it reads tracefs
+//   throw_on_error(save->finish(trailer, session.raw_task_names()));   // before session.restore()
 //
 // Until finish() succeeds nothing is under the path.
 #pragma once
@@ -15,8 +15,11 @@
 #include "tracefs/session.h"
 #include "util/result.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace allocwatch {
 
@@ -30,12 +33,27 @@ public:
   // Writes the file whole (kallsyms and saved_cmdlines read now), with
   // `trailer` (the cgroups the run learnt: cgroup/saved_cgroups.h) after
   // the pages, or says why not: a page that could not be kept, a write
-  // that failed.
-  Status finish(std::string_view trailer) { return writer_->finish(trailer); }
+  // that failed. Its saved_cmdlines names the tasks as `names`, the run's
+  // (tracefs/saved_comms.h, with_run_names()), and the others as the
+  // kernel's does.
+  Status finish(std::string_view trailer,
+                const std::vector<std::pair<std::int32_t, std::string>>& names);
 
 private:
+  // The live kernel's files, but saved_cmdlines with the run's names.
+  class Sources final : public DatSources {
+  public:
+    Sources(tracefs_instance* buffer, tracefs_instance* top) : kernel_(buffer, top) {}
+    Status read(const std::string& path, const Chunk& out) override;
+    Result<std::vector<std::string>> ftrace_events() override { return kernel_.ftrace_events(); }
+    std::vector<std::pair<std::int32_t, std::string>> names;
+
+  private:
+    TracefsDatSources kernel_;
+  };
+
   explicit RawSave(const Session& session);
-  TracefsDatSources sources_;
+  Sources sources_;
   std::unique_ptr<DatWriter> writer_;
 };
 

@@ -299,6 +299,6 @@ TEST_CASE("DatInput: a file on which libtraceevent crashes reading records is re
 #endif
   auto file = open_bytes(fuzz_file("page-header-past-page.dat"));
   REQUIRE_FALSE(file.ok());
-  CHECK(file.error().message ==
-        "t.dat: libtracecmd crashed reading this trace.dat (" + how + "): a damaged or forged file");
+  CHECK(file.error().message == "t.dat: libtracecmd crashed reading this trace.dat (" + how +
+                                    "): a damaged or forged file");
 }

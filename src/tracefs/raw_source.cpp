@@ -5,6 +5,7 @@
 #include "tracefs/files.h"
 #include "tracefs/saved_comms.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -222,6 +223,15 @@ bool RawSource::first_seen(std::int32_t pid) {
   if (seen_pids_.size() >= kSeenPids)
     seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
   return seen_pids_.insert(pid).second;
+}
+
+std::vector<std::pair<std::int32_t, std::string>> RawSource::task_names() const {
+  std::vector<std::pair<std::int32_t, std::string>> names;
+  for (const std::int32_t pid : seen_pids_)
+    if (const std::string_view comm = decoder_.comm_of(pid); pid > 0 && comm != "<...>")
+      names.emplace_back(pid, comm);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 void RawSource::refresh_comms() {

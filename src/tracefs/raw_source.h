@@ -57,7 +57,9 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 struct tep_handle;
@@ -107,6 +109,10 @@ public:
 
   const CpuMerge& merge() const { return merge_; }
   int cpus() const { return static_cast<int>(cpus_.size()); }
+
+  // The names the run gives the tasks whose records it has read (of the
+  // last kSeenPids): pid and comm, none unknown ("<...>") or idle.
+  std::vector<std::pair<std::int32_t, std::string>> task_names() const;
 
 private:
   struct Cpu {

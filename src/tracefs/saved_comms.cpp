@@ -5,6 +5,7 @@
 #include <charconv>
 #include <functional>
 #include <string>
+#include <unordered_set>
 
 namespace allocwatch {
 
@@ -27,6 +28,31 @@ std::size_t update_comms(std::string_view text,
       ++changed;
   }
   return changed;
+}
+
+std::string with_run_names(std::string_view saved_cmdlines,
+                           const std::vector<std::pair<std::int32_t, std::string>>& names) {
+  std::string text;
+  std::unordered_set<std::int32_t> named;
+  for (const auto& [pid, comm] : names) {
+    text.append(std::to_string(pid)).append(" ").append(comm).push_back('\n');
+    named.insert(pid);
+  }
+  while (!saved_cmdlines.empty()) {
+    std::size_t end = saved_cmdlines.find('\n');
+    end = end == std::string_view::npos ? saved_cmdlines.size() : end + 1;
+    const std::string_view line = saved_cmdlines.substr(0, end);
+    saved_cmdlines.remove_prefix(end);
+    int pid = 0;
+    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), pid);
+    if (ec == std::errc() && ptr != line.data() + line.size() && *ptr == ' ' &&
+        named.count(pid) != 0)
+      continue;
+    text.append(line);
+    if (!line.ends_with('\n'))
+      text.push_back('\n');
+  }
+  return text;
 }
 
 std::string_view task_comm_of(std::string_view text) {

@@ -8,13 +8,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace allocwatch {
 
 // Returns how many pids got a new or changed name.
 std::size_t update_comms(std::string_view saved_cmdlines,
                          const std::function<bool(std::int32_t, std::string_view)>& name);
+
+// saved_cmdlines as a run that read the ring buffer names its tasks:
+// `names` ("PID COMM" each, in their order) then the lines of
+// `saved_cmdlines` whose pid `names` does not hold, as they are. What a
+// reader of a trace.dat with it (trace-cmd, allocwatch -i) names a task is
+// then what the run printed, where the kernel's table may be stale (a
+// comm saved before an exec) or have lost the task.
+std::string with_run_names(std::string_view saved_cmdlines,
+                           const std::vector<std::pair<std::int32_t, std::string>>& names);
 
 // The comm the kernel's tracing saves (task->comm) in what /proc/PID/comm
 // says, or empty when it says something else. /proc decorates a workqueue

@@ -53,5 +53,20 @@ TEST_CASE("a task's comm from /proc: a worker's work and a thread's full name le
   CHECK(task_comm_of("").empty());
 }
 
+TEST_CASE("with_run_names: the run's names first, the kernel's for the other pids") {
+  // 446 was saved as "init" before it exec'd usleep, which the run named it.
+  const std::string kernel = "1 systemd\n446 init\n1084 cat\n77 <idle>x\nnot a line\n9 tail";
+  CHECK(with_run_names(kernel, {{446, "usleep"}, {500, "dd"}}) ==
+        "446 usleep\n500 dd\n1 systemd\n1084 cat\n77 <idle>x\nnot a line\n9 tail\n");
+  CHECK(with_run_names(kernel, {}) == kernel + "\n");
+  CHECK(with_run_names("", {{7, "a b"}}) == "7 a b\n");
+  // What update_comms reads back of it: the run's name for each pid.
+  Names read;
+  update_comms(with_run_names(kernel, {{446, "usleep"}}), read.name());
+  CHECK(read.names.at(446) == "usleep");
+  CHECK(read.names.at(1084) == "cat");
+  CHECK(read.names.size() == 5);
+}
+
 } // namespace
 } // namespace allocwatch

@@ -1,7 +1,7 @@
 #include "tracefs/session.h"
 
-#include "tracefs/files.h"
 #include "ring/libtracefs.h"
+#include "tracefs/files.h"
 #include "tracefs/local_events.h"
 #include "tracefs/pipe_source.h"
 #include "tracefs/raw_source.h"
@@ -495,6 +495,10 @@ Result<ByteSource*> Session::open_pipe(std::function<bool()> should_stop) {
     return pipe.error();
   pipe_ = std::move(*pipe);
   return static_cast<ByteSource*>(pipe_.get());
+}
+
+std::vector<std::pair<std::int32_t, std::string>> Session::raw_task_names() const {
+  return raw_ ? raw_->task_names() : std::vector<std::pair<std::int32_t, std::string>>{};
 }
 
 Result<RecordSource*> Session::open_raw(std::function<bool()> should_stop, PageSink* pages) {

@@ -52,11 +52,13 @@
 #include "tracefs/state_file.h"
 #include "util/result.h"
 
+#include <cstdint>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 struct tracefs_instance;
@@ -112,6 +114,9 @@ public:
   // null, gets each page whole as read (--save's trace.dat) and must
   // outlive the reading.
   Result<RecordSource*> open_raw(std::function<bool()> should_stop, PageSink* pages = nullptr);
+  // What open_raw()'s source names the tasks it read (RawSource::task_names());
+  // none when the trace is not read raw.
+  std::vector<std::pair<std::int32_t, std::string>> raw_task_names() const;
 
   // The buffer being traced (the private instance, or the top level in
   // graph mode) and the top level, for whoever reads files of them (a

@@ -87,6 +87,28 @@ tests/kshark/agrees.py "$kshark" "$tmp/raw.dat" "$tmp/kshark.short" >"$tmp/kshar
 rc=$?
 expect "raw --save: the KernelShark check fails a reading one record short" 1 "$tmp/kshark.log" \
   "1 only trace-cmd reads"
+# The file names each task as the run did (its saved_cmdlines carries the
+# run's names), in trace-cmd's reading too.
+if names=$(python3 - "$tmp/raw.json" "$tmp/raw.dat" <<'PY'
+import json, sys
+sys.path.insert(0, "tests/e2e")
+import tracedat
+run = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") == "span" and r.get("comm") not in (None, "<...>"):
+        run[r["pid"]] = r["comm"]
+records, _ = tracedat.read_dat(sys.argv[2])
+file = {r.pid: r.comm.strip() for r in records}
+wrong = {pid: (comm, file.get(pid)) for pid, comm in run.items() if file.get(pid) != comm}
+print(f"{len(run)} tasks" if run and not wrong else f"{len(wrong)} of {len(run)} named otherwise: {list(wrong.items())[:3]}")
+sys.exit(0 if run and not wrong else 1)
+PY
+); then
+  ok "raw --save: trace-cmd names the tasks as the run did ($names)"
+else
+  fail "raw --save: trace-cmd names tasks otherwise than the run: $names"
+fi
 # Its replay gives the run's very span records (but for a task the run could
 # not name, which the file's saved_cmdlines names: tests/e2e/same_output.py).
 if "$bin" -i "$tmp/raw.dat" -t 2us --format json >"$tmp/raw.replay.json" 2>"$tmp/raw.replay.err"; then
