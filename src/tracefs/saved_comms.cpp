@@ -35,6 +35,8 @@ std::string with_run_names(std::string_view saved_cmdlines,
   std::string text;
   std::unordered_set<std::int32_t> named;
   for (const auto& [pid, comm] : names) {
+    if (comm.find('\n') != std::string::npos)
+      continue; // a line of its own would follow: the kernel's name stays
     text.append(std::to_string(pid)).append(" ").append(comm).push_back('\n');
     named.insert(pid);
   }

@@ -20,7 +20,8 @@ std::size_t update_comms(std::string_view saved_cmdlines,
                          const std::function<bool(std::int32_t, std::string_view)>& name);
 
 // saved_cmdlines as a run that read the ring buffer names its tasks:
-// `names` ("PID COMM" each, in their order) then the lines of
+// `names` ("PID COMM" each, in their order; a comm with a newline is left
+// out) then the lines of
 // `saved_cmdlines` whose pid `names` does not hold, as they are. What a
 // reader of a trace.dat with it (trace-cmd, allocwatch -i) names a task is
 // then what the run printed, where the kernel's table may be stale (a

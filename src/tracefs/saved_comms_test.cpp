@@ -60,6 +60,7 @@ TEST_CASE("with_run_names: the run's names first, the kernel's for the other pid
         "446 usleep\n500 dd\n1 systemd\n1084 cat\n77 <idle>x\nnot a line\n9 tail\n");
   CHECK(with_run_names(kernel, {}) == kernel + "\n");
   CHECK(with_run_names("", {{7, "a b"}}) == "7 a b\n");
+  CHECK(with_run_names("446 init\n", {{446, "evil\n1 x"}}) == "446 init\n");
   // What update_comms reads back of it: the run's name for each pid.
   Names read;
   update_comms(with_run_names(kernel, {{446, "usleep"}}), read.name());
