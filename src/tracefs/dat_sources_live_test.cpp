@@ -13,9 +13,10 @@
 // ALLOCWATCH_LIVE_TRACEFS=1 only (tests/live/run.sh sets it and holds
 // /tmp/allocwatch-live.lock); the instance is removed on every way out.
 #include "ring/dat_writer.h"
+#include "ring/libtracefs.h"
+#include "temp_dir.h"
 #include "tracefs/dat_sources.h"
 #include "tracefs/files.h"
-#include "ring/libtracefs.h"
 
 #include <algorithm>
 #include <array>
@@ -23,16 +24,17 @@
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 namespace allocwatch {
 namespace {
+
+using testing::slurp;
+using testing::TempDir;
 
 bool live_allowed() {
   const char* wanted = std::getenv("ALLOCWATCH_LIVE_TRACEFS");
@@ -51,17 +53,6 @@ struct Instance {
     }
   }
   tracefs_instance* ptr;
-};
-
-// A fresh directory, removed with what is in it.
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/allocwatch-dat-live-XXXXXX";
-    REQUIRE(::mkdtemp(pattern) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
 };
 
 // One record as either text shows it.
@@ -139,10 +130,7 @@ std::string run(const std::string& command, std::string& err) {
   while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0)
     out.append(buf.data(), n);
   const int status = ::pclose(pipe);
-  std::ifstream in(err_file);
-  std::stringstream content;
-  content << in.rdbuf();
-  err = content.str();
+  err = slurp(err_file);
   std::filesystem::remove(err_file);
   REQUIRE_MESSAGE(WIFEXITED(status), command);
   REQUIRE_MESSAGE(WEXITSTATUS(status) == 0, command << ": " << err);
