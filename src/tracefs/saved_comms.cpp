@@ -9,24 +9,44 @@
 
 namespace allocwatch {
 
+namespace {
+
+// One line of saved_cmdlines: its pid and comm, or pid 0 when it is not a
+// "PID COMM" line.
+struct Entry {
+  std::int32_t pid = 0;
+  std::string_view comm;
+};
+
+Entry entry_of(std::string_view line) {
+  if (line.ends_with('\n'))
+    line.remove_suffix(1);
+  int pid = 0;
+  const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), pid);
+  const char* const end = line.data() + line.size();
+  if (ec != std::errc() || pid <= 0 || ptr == end || *ptr != ' ' || ptr + 1 == end)
+    return {};
+  return {pid, std::string_view(ptr + 1, static_cast<std::size_t>(end - (ptr + 1)))};
+}
+
+// The next line of `text`, with its '\n' if it has one; `text` loses it.
+std::string_view next_line(std::string_view& text) {
+  const std::size_t end = text.find('\n');
+  const std::size_t size = end == std::string_view::npos ? text.size() : end + 1;
+  const std::string_view line = text.substr(0, size);
+  text.remove_prefix(size);
+  return line;
+}
+
+} // namespace
+
 std::size_t update_comms(std::string_view text,
                          const std::function<bool(std::int32_t, std::string_view)>& name) {
   std::size_t changed = 0;
-  while (!text.empty()) {
-    std::size_t end = text.find('\n');
-    if (end == std::string_view::npos)
-      end = text.size();
-    const std::string_view line = text.substr(0, end);
-    text.remove_prefix(end < text.size() ? end + 1 : end);
-    int pid = 0;
-    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), pid);
-    if (ec != std::errc() || pid <= 0 || ptr == line.data() + line.size() || *ptr != ' ' ||
-        ptr + 1 == line.data() + line.size())
-      continue;
-    if (name(pid, std::string_view(
-                      ptr + 1, static_cast<std::size_t>(line.data() + line.size() - (ptr + 1)))))
+  while (!text.empty())
+    if (const Entry entry = entry_of(next_line(text));
+        entry.pid != 0 && name(entry.pid, entry.comm))
       ++changed;
-  }
   return changed;
 }
 
@@ -41,14 +61,8 @@ std::string with_run_names(std::string_view saved_cmdlines,
     named.insert(pid);
   }
   while (!saved_cmdlines.empty()) {
-    std::size_t end = saved_cmdlines.find('\n');
-    end = end == std::string_view::npos ? saved_cmdlines.size() : end + 1;
-    const std::string_view line = saved_cmdlines.substr(0, end);
-    saved_cmdlines.remove_prefix(end);
-    int pid = 0;
-    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), pid);
-    if (ec == std::errc() && ptr != line.data() + line.size() && *ptr == ' ' &&
-        named.count(pid) != 0)
+    const std::string_view line = next_line(saved_cmdlines);
+    if (const Entry entry = entry_of(line); entry.pid != 0 && named.count(entry.pid) != 0)
       continue;
     text.append(line);
     if (!line.ends_with('\n'))
