@@ -1,20 +1,18 @@
 #include "ring/line_columns.h"
 
 #include "kernel/vocabulary.h"
+#include "util/digits.h"
 
 namespace allocwatch {
 
 void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
-  char digits[20];
-  std::size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
+  char digits[kMaxDigits];
+  char* const end = digits + sizeof digits;
+  const char* begin = decimal_digits(v, end);
+  const auto n = static_cast<std::size_t>(end - begin);
   if (n < width)
     s.append(width - n, pad);
-  while (n > 0)
-    s.push_back(digits[--n]);
+  s.append(begin, n);
 }
 
 void put_uint(std::string& s, std::uint64_t v) {
