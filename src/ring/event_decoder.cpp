@@ -2,6 +2,7 @@
 
 #include "kernel/vocabulary.h"
 #include "ring/line_columns.h"
+#include "ring/print_plan.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -57,6 +58,9 @@ struct EventInfo {
   // and 4, as in every kernel but those with more (PREEMPT_RT's): then the
   // latency column depends on flags and preempt_count alone.
   bool plain_common = false;
+  // Its fields printed straight from the record, when its print format
+  // has a plan; else libtraceevent prints them.
+  std::unique_ptr<PrintPlan> plan;
 };
 
 } // namespace
@@ -178,7 +182,10 @@ const EventInfo& EventDecoder::Impl::info(int id) {
   }
   const std::string_view system = info.event->system != nullptr ? info.event->system : "";
   const std::string_view name = info.event->name != nullptr ? info.event->name : "";
-  if (system == "ftrace" && (name == "funcgraph_entry" || name == "funcgraph_exit")) {
+  const bool graph = system == "ftrace" && (name == "funcgraph_entry" || name == "funcgraph_exit");
+  if (!graph)
+    info.plan = PrintPlan::make(*info.event);
+  if (graph) {
     info.func = tep_find_field(info.event, "func");
     info.depth = tep_find_field(info.event, "depth");
     if (name == "funcgraph_entry") {
@@ -478,7 +485,13 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     out.append(info->event->name);
     out.append(": ");
     fields_at = out.size();
-    out.append(d.info_of(record));
+    if (info->plan != nullptr) {
+      info->plan->append(padded, size, out);
+      if (info->plan->may_break_line()) // one line, as info_of() makes it
+        std::replace(out.begin() + static_cast<std::ptrdiff_t>(fields_at), out.end(), '\n', ' ');
+    } else {
+      out.append(d.info_of(record));
+    }
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
       out.append(" */");
