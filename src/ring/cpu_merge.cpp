@@ -12,46 +12,58 @@ constexpr std::size_t kSpareBuffers = 64;
 
 CpuMerge::CpuMerge(int cpus, std::size_t page_size, Options options)
     : page_size_(page_size), options_(options), cpus_(static_cast<std::size_t>(std::max(cpus, 1))),
-      scratch_(page_size) {
-  for (Cpu& cpu : cpus_)
-    cpu.reader = std::make_unique<PageReader>(page_size);
+      reader_(page_size) {}
+
+CpuMerge::Page CpuMerge::take_page() {
+  if (spare_.empty()) {
+    Page page;
+    page.bytes = std::make_unique<std::byte[]>(page_size_ + kPageSlack);
+    return page;
+  }
+  Page page = std::move(spare_.back());
+  spare_.pop_back();
+  return page;
 }
 
-std::unique_ptr<std::byte[]> CpuMerge::take_buffer() {
-  if (spare_.empty())
-    return std::make_unique<std::byte[]>(page_size_ + kPageSlack);
-  std::unique_ptr<std::byte[]> buffer = std::move(spare_.back());
-  spare_.pop_back();
-  return buffer;
+void CpuMerge::recycle(Page page) {
+  if (spare_.size() >= kSpareBuffers || !page.bytes)
+    return;
+  page.events.clear(); // its capacity is kept
+  spare_.push_back(std::move(page));
 }
 
 std::byte* CpuMerge::buffer() {
   if (!filling_)
-    filling_ = take_buffer();
+    filling_ = take_page().bytes;
   return filling_.get();
 }
 
 void CpuMerge::push(int cpu, std::size_t size) {
   if (cpu < 0 || cpu >= cpus() || !filling_)
     return;
-  Page page{std::move(filling_), std::min(size, page_size_), 0};
-  const bool loaded = scratch_.load(cpu, page.bytes.get(), page.size);
-  if (scratch_.damaged())
+  Page page = take_page();
+  std::swap(page.bytes, filling_);
+  filling_.reset();
+  std::byte* const bytes = page.bytes.get();
+  const bool loaded = reader_.load(cpu, bytes, std::min(size, page_size_));
+  if (reader_.damaged())
     ++damaged_pages_;
-  RawEvent event;
-  bool any = false;
   std::uint64_t newest = 0;
   if (loaded) {
-    page.first_ts = scratch_.timestamp();
-    while (scratch_.next(event)) {
-      if (!any)
-        page.first_ts = event.ts;
-      any = true;
+    page.first_ts = reader_.timestamp();
+    page.missed = reader_.missed();
+    RawEvent event;
+    while (reader_.next(event)) {
+      page.events.push_back(
+          {event.ts, static_cast<std::uint32_t>(static_cast<const std::byte*>(event.data) - bytes),
+           event.size});
       newest = std::max(newest, event.ts);
     }
+    if (!page.events.empty())
+      page.first_ts = page.events.front().ts;
   }
-  if (!any && (!loaded || scratch_.missed() == 0)) {
-    spare_.push_back(std::move(page.bytes));
+  if (page.events.empty() && page.missed == 0) {
+    recycle(std::move(page));
     return;
   }
   newest_ = std::max(newest_, std::max(newest, page.first_ts));
@@ -99,45 +111,45 @@ void CpuMerge::finish() {
 }
 
 void CpuMerge::retire_front(Cpu& cpu, bool given) {
-  std::unique_ptr<std::byte[]> bytes = std::move(cpu.pages.front().bytes);
+  Page page = std::move(cpu.pages.front());
   cpu.pages.pop_front();
   --queued_pages_;
   cpu.loaded = false;
   if (given)
-    given_out_ = std::move(bytes);
-  else if (spare_.size() < kSpareBuffers)
-    spare_.push_back(std::move(bytes));
+    given_out_ = std::move(page);
+  else
+    recycle(std::move(page));
 }
 
-bool CpuMerge::ready(Cpu& cpu, int index) {
+bool CpuMerge::ready(Cpu& cpu) {
   while (!cpu.loaded) {
     if (cpu.pages.empty())
       return false;
-    Page& page = cpu.pages.front();
-    cpu.loaded = cpu.reader->load(index, page.bytes.get(), page.size);
-    cpu.lost_first = cpu.loaded && cpu.reader->missed() != 0;
-    cpu.has_event = cpu.loaded && cpu.reader->next(cpu.head);
-    if (!cpu.lost_first && !cpu.has_event)
+    const Page& page = cpu.pages.front();
+    cpu.loaded = true;
+    cpu.lost_first = page.missed != 0;
+    cpu.next_event = 0;
+    if (!cpu.lost_first && page.events.empty())
       retire_front(cpu, false);
   }
   return true;
 }
 
 std::uint64_t CpuMerge::key(const Cpu& cpu) const {
-  return cpu.lost_first ? cpu.pages.front().first_ts : cpu.head.ts;
+  const Page& page = cpu.pages.front();
+  return cpu.lost_first ? page.first_ts : page.events[cpu.next_event].ts;
 }
 
 bool CpuMerge::next(Item& item) {
-  if (given_out_ && spare_.size() < kSpareBuffers)
-    spare_.push_back(std::move(given_out_));
-  given_out_.reset();
+  recycle(std::move(given_out_));
+  given_out_ = Page{};
 
   Cpu* best = nullptr;
   int best_index = -1;
   bool every_cpu_queued = true;
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     Cpu& cpu = cpus_[i];
-    if (!ready(cpu, static_cast<int>(i))) {
+    if (!ready(cpu)) {
       every_cpu_queued = false;
       continue;
     }
@@ -158,24 +170,25 @@ bool CpuMerge::next(Item& item) {
   if (!go)
     return false;
 
+  Page& page = best->pages.front();
   item.cpu = best_index;
   if (best->lost_first) {
     item.kind = Item::Kind::Lost;
-    item.lost = best->reader->missed();
+    item.lost = page.missed;
     best->lost_first = false;
-    if (!best->has_event)
+    if (page.events.empty())
       retire_front(*best, false);
     return true;
   }
+  const PageEvent& event = page.events[best->next_event];
   item.kind = Item::Kind::Event;
-  item.event = best->head;
+  item.event = RawEvent{best_index, event.ts, page.bytes.get() + event.offset, event.size};
   item.lost = 0;
   if (ts < last_given_)
     ++late_;
   else
     last_given_ = ts;
-  best->has_event = best->reader->next(best->head);
-  if (!best->has_event)
+  if (++best->next_event == page.events.size())
     retire_front(*best, true);
   return true;
 }

@@ -99,39 +99,44 @@ public:
   std::uint64_t damaged_pages() const { return damaged_pages_; }
 
 private:
+  // A record of a queued page, found when the page was pushed: each page
+  // is walked by kbuffer once.
+  struct PageEvent {
+    std::uint64_t ts = 0;
+    std::uint32_t offset = 0; // of its data in the page
+    std::uint32_t size = 0;
+  };
   struct Page {
     std::unique_ptr<std::byte[]> bytes;
-    std::size_t size = 0;
     std::uint64_t first_ts = 0; // its first record's, or the header's
+    long long missed = 0;       // events lost before it, as PageReader::missed()
+    std::vector<PageEvent> events;
   };
   struct Cpu {
     std::deque<Page> pages;
-    std::unique_ptr<PageReader> reader; // on pages.front() when `loaded`
-    bool loaded = false;
-    bool lost_first = false; // pages.front()'s missed events go out first
-    bool has_event = false;  // `head` is pages.front()'s next record
-    RawEvent head;
-    bool drained = false; // read empty in this pass
+    bool loaded = false;        // the state below is of pages.front()
+    bool lost_first = false;    // pages.front()'s missed events go out first
+    std::size_t next_event = 0; // pages.front().events' next to give out
+    bool drained = false;       // read empty in this pass
   };
 
-  // Loads `cpu`'s first page if needed; false when it has nothing queued.
-  bool ready(Cpu& cpu, int index);
+  // Takes up `cpu`'s first page if needed; false when it has nothing queued.
+  bool ready(Cpu& cpu);
   void start_pass();
   std::uint64_t key(const Cpu& cpu) const;
-  // Moves past what `cpu` gave out: its next record, or its next page.
-  void advance(Cpu& cpu);
   // Drops `cpu`'s first page; `given`: an item given out points into it,
   // so it lives until the next call.
   void retire_front(Cpu& cpu, bool given);
-  std::unique_ptr<std::byte[]> take_buffer();
+  Page take_page();
+  void recycle(Page page);
 
   std::size_t page_size_;
   Options options_;
   std::vector<Cpu> cpus_;
-  PageReader scratch_; // checks pages as they are pushed
+  PageReader reader_; // checks and walks pages as they are pushed
   std::unique_ptr<std::byte[]> filling_;
-  std::vector<std::unique_ptr<std::byte[]>> spare_;
-  std::unique_ptr<std::byte[]> given_out_; // the page of the item last given, if done with
+  std::vector<Page> spare_;
+  Page given_out_; // the page of the item last given, if done with
   std::size_t queued_pages_ = 0;
   std::uint64_t newest_ = 0;         // newest timestamp pushed
   std::uint64_t newest_at_pass_ = 0; // newest_ when the current pass started
