@@ -450,7 +450,8 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     return;
   }
   const auto pid = static_cast<std::int32_t>(d.number(info->pid, padded));
-  const std::string_view comm = comm_of(pid);
+  // The last record decoded is mostly of the task whose lines print now.
+  const std::string_view comm = pid == d.comm_pid ? std::string_view(d.comm) : comm_of(pid);
   switch (info->shape) {
   case Shape::GraphExit: {
     const std::uint64_t calltime = d.number(info->calltime, padded);
