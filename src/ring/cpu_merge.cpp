@@ -28,22 +28,23 @@ CpuMerge::Page CpuMerge::take_page() {
 void CpuMerge::recycle(Page page) {
   if (spare_.size() >= kSpareBuffers || !page.bytes)
     return;
+  page.first_ts = 0;
+  page.missed = 0;
   page.events.clear(); // its capacity is kept
   spare_.push_back(std::move(page));
 }
 
 std::byte* CpuMerge::buffer() {
-  if (!filling_)
-    filling_ = take_page().bytes;
-  return filling_.get();
+  if (!filling_.bytes)
+    filling_ = take_page();
+  return filling_.bytes.get();
 }
 
 void CpuMerge::push(int cpu, std::size_t size) {
-  if (cpu < 0 || cpu >= cpus() || !filling_)
+  if (cpu < 0 || cpu >= cpus() || !filling_.bytes)
     return;
-  Page page = take_page();
-  std::swap(page.bytes, filling_);
-  filling_.reset();
+  Page page = std::move(filling_);
+  filling_ = Page{};
   std::byte* const bytes = page.bytes.get();
   const bool loaded = reader_.load(cpu, bytes, std::min(size, page_size_));
   if (reader_.damaged())

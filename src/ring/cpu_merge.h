@@ -134,7 +134,7 @@ private:
   Options options_;
   std::vector<Cpu> cpus_;
   PageReader reader_; // checks and walks pages as they are pushed
-  std::unique_ptr<std::byte[]> filling_;
+  Page filling_;      // what buffer() gave out, until push()
   std::vector<Page> spare_;
   Page given_out_; // the page of the item last given, if done with
   std::size_t queued_pages_ = 0;
