@@ -41,12 +41,16 @@ std::string_view next_line(std::string_view& text) {
 } // namespace
 
 std::size_t update_comms(std::string_view text,
-                         const std::function<bool(std::int32_t, std::string_view)>& name) {
+                         const std::function<bool(std::int32_t, std::string_view)>& name,
+                         std::string_view previous) {
   std::size_t changed = 0;
-  while (!text.empty())
-    if (const Entry entry = entry_of(next_line(text));
-        entry.pid != 0 && name(entry.pid, entry.comm))
+  while (!text.empty()) {
+    const std::string_view line = next_line(text);
+    if (line == next_line(previous))
+      continue;
+    if (const Entry entry = entry_of(line); entry.pid != 0 && name(entry.pid, entry.comm))
       ++changed;
+  }
   return changed;
 }
 

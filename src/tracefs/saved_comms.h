@@ -15,9 +15,13 @@
 
 namespace allocwatch {
 
-// Returns how many pids got a new or changed name.
+// Returns how many pids got a new or changed name. A line equal to the line
+// at its place in `previous` (saved_cmdlines as read before, whose lines
+// were handed on then) is skipped: the kernel rewrites its table's entries
+// in place.
 std::size_t update_comms(std::string_view saved_cmdlines,
-                         const std::function<bool(std::int32_t, std::string_view)>& name);
+                         const std::function<bool(std::int32_t, std::string_view)>& name,
+                         std::string_view previous = {});
 
 // saved_cmdlines as a run that read the ring buffer names its tasks:
 // `names` ("PID COMM" each, in their order; a comm with a newline is left

@@ -33,6 +33,22 @@ TEST_CASE("update_comms: new pids, changed names, and known ones left alone") {
   CHECK(update_comms("44 kswapd0\n9568 cat\n4242 stress ng", t.name()) == 0);
 }
 
+TEST_CASE("update_comms: only the lines that changed since the text read before are handed on") {
+  Names t;
+  const std::string before = "44 kswapd0\n9568 cat\n4242 stress ng\n";
+  update_comms(before, t.name());
+  // A name set since (as /proc said) stays where its line did not change.
+  t.names[44] = "kswapd0-proc";
+  t.names[9568] = "cat-proc";
+  CHECK(update_comms("44 kswapd0\n9570 dd\n4242 stress ng\n77 new\n", t.name(), before) == 2);
+  CHECK(t.names[44] == "kswapd0-proc");
+  CHECK(t.names[9570] == "dd");
+  CHECK(t.names[77] == "new");
+  // Without the earlier text, every line is handed on.
+  CHECK(update_comms("44 kswapd0\n", t.name()) == 1);
+  CHECK(t.names[44] == "kswapd0");
+}
+
 TEST_CASE("update_comms: lines that are not \"PID COMM\" are skipped") {
   Names t;
   CHECK(update_comms("\n0 swapper\n-5 x\n12\n13 \nabc def\n99999999999 big\n7x y\n", t.name()) ==
