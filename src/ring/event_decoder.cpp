@@ -5,6 +5,7 @@
 #include "ring/print_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -77,6 +78,7 @@ struct EventDecoder::Impl {
   std::string comm;                                    // the record's comm
   std::int32_t comm_pid = -1;                          // whose comm `comm` is; -1: none
   std::unordered_map<std::int32_t, std::string> named; // name_task()'s
+  std::uint64_t names_forgotten = 0;                   // times `named` was cleared
   std::string name;                                    // a function with no symbol: its address
   std::string lost_line;
   mutable std::string_view shrinker; // the record's shrinker, as format() prints it
@@ -136,11 +138,50 @@ struct EventDecoder::Impl {
   // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:",
   // into `shrinker`, which lives until the next call.
   void print_shrinker(const EventInfo& info, const void* data) const;
+  // tep_read_number_field(): the field's value, 0 if it has no number's
+  // size; read here when the records are of this host's byte order.
   std::uint64_t number(tep_format_field* field, const void* data) const {
+    if (field == nullptr)
+      return 0;
+    if (host_order) {
+      const char* at = static_cast<const char*>(data) + field->offset;
+      switch (field->size) {
+      case 1:
+        return static_cast<unsigned char>(*at);
+      case 2: {
+        std::uint16_t v;
+        std::memcpy(&v, at, sizeof v);
+        return v;
+      }
+      case 4: {
+        std::uint32_t v;
+        std::memcpy(&v, at, sizeof v);
+        return v;
+      }
+      case 8: {
+        std::uint64_t v;
+        std::memcpy(&v, at, sizeof v);
+        return v;
+      }
+      default:
+        return 0;
+      }
+    }
     unsigned long long value = 0;
-    if (field == nullptr || tep_read_number_field(field, data, &value) != 0)
+    if (tep_read_number_field(field, data, &value) != 0)
       return 0;
     return value;
+  }
+  const bool host_order = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+  // comm_of()'s last answers, by pid: records of a few tasks interleave.
+  struct CachedComm {
+    std::int32_t pid = -1;
+    std::string_view comm; // in `named` or the tep's table
+  };
+  static constexpr std::size_t kCommSlots = 64;
+  std::array<CachedComm, kCommSlots> comms{};
+  CachedComm& comm_slot(std::int32_t pid) {
+    return comms[static_cast<std::uint32_t>(pid) % kCommSlots];
   }
 };
 
@@ -404,20 +445,34 @@ const Record& EventDecoder::lost(int cpu, long long count) {
 
 void EventDecoder::name_task(std::int32_t pid, std::string_view comm) {
   Impl& d = *impl_;
-  if (d.named.size() >= kNamedTasks && d.named.find(pid) == d.named.end())
+  if (d.named.size() >= kNamedTasks && d.named.find(pid) == d.named.end()) {
     d.named.clear();
+    d.comms.fill(Impl::CachedComm{});
+    ++d.names_forgotten;
+  }
   d.named[pid].assign(comm);
+  d.comm_slot(pid) = Impl::CachedComm{};
   d.comm_pid = -1;
 }
 
+std::uint64_t EventDecoder::names_forgotten() const {
+  return impl_->names_forgotten;
+}
+
 std::string_view EventDecoder::comm_of(std::int32_t pid) const {
-  const Impl& d = *impl_;
+  Impl& d = *impl_;
   if (pid == 0)
     return "<idle>";
+  Impl::CachedComm& slot = d.comm_slot(pid);
+  if (slot.pid == pid)
+    return slot.comm;
+  std::string_view comm = "<...>";
   if (const auto found = d.named.find(pid); found != d.named.end())
-    return found->second;
-  const char* comm = tep_data_comm_from_pid(d.tep, pid);
-  return comm != nullptr ? comm : "<...>";
+    comm = found->second;
+  else if (const char* saved = tep_data_comm_from_pid(d.tep, pid); saved != nullptr)
+    comm = saved;
+  slot = {pid, comm};
+  return comm;
 }
 
 void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,

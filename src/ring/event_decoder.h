@@ -72,6 +72,8 @@ public:
   // once when there would be more (then the tep's names, and "<...>").
   static constexpr std::size_t kNamedTasks = 4096;
   void name_task(std::int32_t pid, std::string_view comm);
+  // How many times name_task() has forgotten every name it was given.
+  std::uint64_t names_forgotten() const;
   // The comm records of `pid` are given: "<idle>" for 0, "<...>" unknown.
   std::string_view comm_of(std::int32_t pid) const;
 

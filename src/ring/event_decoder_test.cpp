@@ -317,12 +317,19 @@ TEST_CASE("a task named by the run is named so; the names kept are bounded") {
   CHECK(decoder.decode(begin.event(0, 4)).comm == "renamed");
   CHECK(decoder.comm_of(0) == "<idle>");
   CHECK(decoder.comm_of(77) == "<...>");
+  decoder.name_task(77, "late"); // once asked, named since
+  CHECK(decoder.comm_of(77) == "late");
+  CHECK(decoder.comm_of(77 + 64) == "<...>"); // another pid of its slot
+  CHECK(decoder.comm_of(77) == "late");
   // Past the bound every name given is forgotten: the tep's come back.
+  CHECK(decoder.names_forgotten() == 0);
   for (std::int32_t pid = 100'000;
        pid < 100'000 + static_cast<std::int32_t>(EventDecoder::kNamedTasks); ++pid)
     decoder.name_task(pid, "churn");
+  CHECK(decoder.names_forgotten() == 1);
   CHECK(decoder.comm_of(2143) == "stress-ng-memcg");
   CHECK(decoder.comm_of(100'000) == "<...>");
+  CHECK(decoder.comm_of(77) == "<...>");
 }
 
 // 7.2's mm_vmscan_memcg_reclaim_end (include/trace/events/vmscan.h), which

@@ -220,6 +220,9 @@ void RawSource::collect_stats_losses() {
 }
 
 bool RawSource::first_seen(std::int32_t pid) {
+  if (pid == last_seen_pid_) // records come in runs of one task's
+    return false;
+  last_seen_pid_ = pid;
   if (seen_pids_.size() >= kSeenPids)
     seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
   return seen_pids_.insert(pid).second;
@@ -236,13 +239,24 @@ std::vector<std::pair<std::int32_t, std::string>> RawSource::task_names() const 
 
 void RawSource::refresh_comms() {
   last_comms_ = Clock::now();
-  if (Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines"); cmdlines)
-    update_comms(*cmdlines, [this](std::int32_t pid, std::string_view comm) {
-      if (decoder_.comm_of(pid) == comm)
-        return false;
-      decoder_.name_task(pid, comm);
-      return true;
-    });
+  Result<std::string> cmdlines = read_tracefs_file(options_.top, "saved_cmdlines");
+  if (!cmdlines)
+    return;
+  // The lines read before were handed on then, unless the decoder has
+  // forgotten the names it was given since.
+  if (decoder_.names_forgotten() != names_forgotten_)
+    saved_cmdlines_.clear();
+  update_comms(
+      *cmdlines,
+      [this](std::int32_t pid, std::string_view comm) {
+        if (decoder_.comm_of(pid) == comm)
+          return false;
+        decoder_.name_task(pid, comm);
+        return true;
+      },
+      saved_cmdlines_);
+  saved_cmdlines_ = std::move(*cmdlines);
+  names_forgotten_ = decoder_.names_forgotten();
 }
 
 const Record* RawSource::deliver(const CpuMerge::Item& item) {

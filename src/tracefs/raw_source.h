@@ -151,8 +151,11 @@ private:
   std::chrono::steady_clock::time_point last_push_;
   std::chrono::steady_clock::time_point last_stats_;
   std::chrono::steady_clock::time_point last_comms_; // saved_cmdlines last read
+  std::string saved_cmdlines_;                       // as then
+  std::uint64_t names_forgotten_ = 0;                // the decoder's count then
   std::unordered_set<std::int32_t> seen_pids_;
-  bool settled_ = false; // slept kSettle since the last page read
+  std::int32_t last_seen_pid_ = -1; // the pid first_seen() was last asked
+  bool settled_ = false;            // slept kSettle since the last page read
 };
 
 } // namespace allocwatch
