@@ -126,7 +126,12 @@ struct EventDecoder::Impl {
   // of a kernel newer than it): its fields as "name=value", but a
   // shrinker's, which lead as its print would ("%pS %p:").
   std::string fields_of(tep_event& event, tep_record& record) const;
-  std::string_view latency_of(const EventInfo& info, tep_record& record) const;
+  // The latency column of a record of an event whose common fields are
+  // plain_common, remembered by common_flags and common_preempt_count;
+  // `library` gives the record as libtraceevent reads it (get()).
+  template <class Library> std::string_view latency_of(const char* data, Library& library) const;
+  mutable std::uint16_t last_latency_key = 0;
+  mutable std::string_view last_latency; // latency's entry for last_latency_key
 
   Impl(tep_handle* t, LineStyle s, ReturnTime r) : tep(t), style(s), return_time(r) {
     trace_seq_init(&seq);
@@ -282,15 +287,18 @@ std::string_view EventDecoder::Impl::info_of(tep_record& record) const {
   return slot.text;
 }
 
-std::string_view EventDecoder::Impl::latency_of(const EventInfo& info, tep_record& record) const {
-  if (!info.plain_common)
-    return print(record, TEP_PRINT_LATENCY);
+template <class Library>
+std::string_view EventDecoder::Impl::latency_of(const char* data, Library& library) const {
   std::uint16_t key = 0; // common_flags and common_preempt_count
-  std::memcpy(&key, static_cast<const char*>(record.data) + 2, sizeof key);
+  std::memcpy(&key, data + 2, sizeof key);
+  if (key == last_latency_key && !last_latency.empty())
+    return last_latency;
   auto found = latency.find(key);
   if (found == latency.end())
-    found = latency.emplace(key, std::string(print(record, TEP_PRINT_LATENCY))).first;
-  return found->second;
+    found = latency.emplace(key, std::string(print(library.get(), TEP_PRINT_LATENCY))).first;
+  last_latency_key = key;
+  last_latency = found->second;
+  return last_latency;
 }
 
 std::string EventDecoder::Impl::fields_of(tep_event& event, tep_record& record) const {
@@ -475,6 +483,43 @@ std::string_view EventDecoder::comm_of(std::int32_t pid) const {
   return comm;
 }
 
+namespace {
+
+// A record as libtraceevent reads it: over a copy of its payload padded
+// with zeros (libtraceevent follows a dynamic field's offset unchecked),
+// made when first asked for and zeroed again when done.
+class LibraryRecord {
+public:
+  LibraryRecord(char* scratch, std::string_view payload, std::uint64_t ts, std::int32_t cpu)
+      : scratch_(scratch), payload_(payload) {
+    record_.ts = ts;
+    record_.cpu = cpu;
+    record_.size = static_cast<int>(payload.size());
+    record_.record_size = static_cast<int>(payload.size());
+  }
+  ~LibraryRecord() {
+    if (record_.data != nullptr)
+      std::memset(scratch_, 0, payload_.size());
+  }
+  LibraryRecord(const LibraryRecord&) = delete;
+  LibraryRecord& operator=(const LibraryRecord&) = delete;
+
+  tep_record& get() {
+    if (record_.data == nullptr) {
+      std::memcpy(scratch_, payload_.data(), payload_.size());
+      record_.data = scratch_;
+    }
+    return record_;
+  }
+
+private:
+  char* scratch_;
+  std::string_view payload_;
+  tep_record record_{};
+};
+
+} // namespace
+
 void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,
                           std::size_t& fields_size) const {
   Impl& d = *impl_;
@@ -486,45 +531,45 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     return;
   }
   std::memcpy(&header, blob.data(), sizeof header);
-  const std::size_t size = std::min<std::size_t>(blob.size() - sizeof header, kMaxPayload);
-  char* const padded = d.padded_bytes();
-  std::memcpy(padded, blob.data() + sizeof header, size);
-  // The record as libtraceevent reads it, over the zero-padded copy.
-  tep_record record{};
-  record.ts = header.ts;
-  record.cpu = header.cpu;
-  record.size = static_cast<int>(size);
-  record.record_size = static_cast<int>(size);
-  record.data = padded;
+  const std::string_view payload =
+      blob.substr(sizeof header, std::min<std::size_t>(blob.size() - sizeof header, kMaxPayload));
   std::uint16_t type = 0;
-  std::memcpy(&type, padded, sizeof type);
+  if (payload.size() >= sizeof type)
+    std::memcpy(&type, payload.data(), sizeof type);
   const EventInfo* info = type < d.infos.size() && d.known[type] ? &d.infos[type] : nullptr;
   if (info == nullptr || info->event == nullptr) {
     out.append("[allocwatch: a record of no known event]");
-    std::memset(padded, 0, size);
     return;
   }
-  const auto pid = static_cast<std::int32_t>(d.number(info->pid, padded));
+  if (payload.size() < info->min_size) {
+    out.append("[allocwatch: a record too short to print]");
+    return;
+  }
+  // Its fixed fields are read from the payload; libtraceevent is given the
+  // padded copy.
+  const char* const data = payload.data();
+  LibraryRecord library(d.padded_bytes(), payload, header.ts, header.cpu);
+  const auto pid = static_cast<std::int32_t>(d.number(info->pid, data));
   // The last record decoded is mostly of the task whose lines print now.
   const std::string_view comm = pid == d.comm_pid ? std::string_view(d.comm) : comm_of(pid);
   switch (info->shape) {
   case Shape::GraphExit: {
-    const std::uint64_t calltime = d.number(info->calltime, padded);
-    const std::uint64_t rettime = d.number(info->rettime, padded);
+    const std::uint64_t calltime = d.number(info->calltime, data);
+    const std::uint64_t rettime = d.number(info->rettime, data);
     put_graph_prefix(out, rettime, header.cpu, comm, pid);
     put_graph_duration(out, rettime >= calltime ? rettime - calltime : 0);
     out.append("|  ");
-    out.append(static_cast<std::size_t>(d.number(info->depth, padded) & 0xffff) * 2, ' ');
+    out.append(static_cast<std::size_t>(d.number(info->depth, data) & 0xffff) * 2, ' ');
     out.append("} /* ");
-    out.append(d.function_name(d.number(info->func, padded)));
+    out.append(d.function_name(d.number(info->func, data)));
     out.append(" */");
     break;
   }
   case Shape::GraphEntry:
     put_graph_prefix(out, header.ts, header.cpu, comm, pid);
     out.append("              |  ");
-    out.append(static_cast<std::size_t>(d.number(info->depth, padded) & 0xffff) * 2, ' ');
-    out.append(d.function_name(d.number(info->func, padded)));
+    out.append(static_cast<std::size_t>(d.number(info->depth, data) & 0xffff) * 2, ' ');
+    out.append(d.function_name(d.number(info->func, data)));
     out.append("() {");
     break;
   case Shape::Event: {
@@ -532,21 +577,20 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
       put_graph_prefix(out, header.ts, header.cpu, comm, pid);
       out.append("              |  /* ");
     } else {
-      put_event_prefix(out, comm, pid, header.cpu);
-      out.append(d.latency_of(*info, record));
-      out.push_back(' ');
-      put_abstime(out, header.ts, Micros::Rounded);
-      out.append(": ");
+      const std::string_view latency = info->plain_common
+                                           ? d.latency_of(data, library)
+                                           : d.print(library.get(), TEP_PRINT_LATENCY);
+      put_event_head(out, comm, pid, header.cpu, latency, header.ts);
     }
     out.append(info->event->name);
     out.append(": ");
     fields_at = out.size();
     if (info->plan != nullptr) {
-      info->plan->append(padded, size, out);
+      info->plan->append(data, payload.size(), out);
       if (info->plan->may_break_line()) // one line, as info_of() makes it
         std::replace(out.begin() + static_cast<std::ptrdiff_t>(fields_at), out.end(), '\n', ' ');
     } else {
-      out.append(d.info_of(record));
+      out.append(d.info_of(library.get()));
     }
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
@@ -554,7 +598,6 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     break;
   }
   }
-  std::memset(padded, 0, size);
 }
 
 } // namespace allocwatch

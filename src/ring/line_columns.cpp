@@ -3,6 +3,8 @@
 #include "kernel/vocabulary.h"
 #include "util/digits.h"
 
+#include <cstring>
+
 namespace allocwatch {
 
 void put_uint_width(std::string& s, std::uint64_t v, std::size_t width, char pad) {
@@ -97,19 +99,54 @@ void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::s
   s.append(" | ");
 }
 
-// The nop tracer's "%16s-%-7d [%03d] ": comm right-aligned, pid left-aligned.
-void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu) {
-  if (comm.size() < 16)
-    s.append(16 - comm.size(), ' ');
-  s.append(comm);
-  s.push_back('-');
-  const std::size_t begin = s.size();
-  put_int(s, pid);
-  if (s.size() - begin < 7)
-    s.append(7 - (s.size() - begin), ' ');
-  s.append(" [");
-  put_uint_width(s, static_cast<std::uint64_t>(cpu < 0 ? 0 : cpu), 3, '0');
-  s.append("] ");
+void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+                    std::string_view latency, std::uint64_t ts) {
+  // Room for a comm and a latency column of any kernel's; longer ones (a
+  // forged trace.dat's) are cut here and never printed past their end.
+  constexpr std::size_t kLongest = 64;
+  char line[2 * kLongest + 96];
+  char* p = line;
+  auto put = [&p](std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    p += text.size();
+  };
+  auto pad = [&p](std::size_t width, std::size_t used, char with) {
+    if (used < width) {
+      std::memset(p, with, width - used);
+      p += width - used;
+    }
+  };
+  const std::string_view shown_comm = comm.substr(0, kLongest);
+  pad(16, shown_comm.size(), ' ');
+  put(shown_comm);
+  *p++ = '-';
+  char digits[kMaxDigits + 1];
+  char* const end = digits + sizeof digits;
+  char* begin = decimal_digits(pid < 0 ? static_cast<std::uint64_t>(-static_cast<std::int64_t>(pid))
+                                       : static_cast<std::uint64_t>(pid),
+                               end);
+  if (pid < 0)
+    *--begin = '-';
+  const std::string_view pid_text(begin, static_cast<std::size_t>(end - begin));
+  put(pid_text);
+  pad(7, pid_text.size(), ' ');
+  put(" [");
+  begin = decimal_digits(static_cast<std::uint64_t>(cpu < 0 ? 0 : cpu), end);
+  pad(3, static_cast<std::size_t>(end - begin), '0');
+  put({begin, static_cast<std::size_t>(end - begin)});
+  put("] ");
+  put(latency.substr(0, kLongest));
+  *p++ = ' ';
+  const std::uint64_t us = (ts + 500) / 1000; // ns2usecs() rounds
+  begin = decimal_digits(us / 1'000'000, end);
+  pad(5, static_cast<std::size_t>(end - begin), ' ');
+  put({begin, static_cast<std::size_t>(end - begin)});
+  *p++ = '.';
+  begin = decimal_digits(us % 1'000'000, end);
+  pad(6, static_cast<std::size_t>(end - begin), '0');
+  put({begin, static_cast<std::size_t>(end - begin)});
+  put(": ");
+  s.append(line, static_cast<std::size_t>(p - line));
 }
 
 } // namespace allocwatch

@@ -32,7 +32,10 @@ void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid);
 // -cpu and -proc on), the abstime cut to the µs.
 void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::string_view comm,
                       std::int32_t pid);
-// The nop tracer's "%16s-%-7d [%03d] ": comm right-aligned, pid left-aligned.
-void put_event_prefix(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu);
+// The nop tracer's columns before an event's name: "%16s-%-7d [%03d] "
+// (comm right-aligned, pid left-aligned), the latency column, the time
+// rounded to the µs, ": "; in one append.
+void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+                    std::string_view latency, std::uint64_t ts);
 
 } // namespace allocwatch

@@ -48,10 +48,18 @@ TEST_CASE("comm-pid centred in 14 columns, the comm cut to 7 bytes") {
         "   13.218727 |   0)   <...>-156    | ");
 }
 
-TEST_CASE("the nop tracer's comm-pid and cpu columns") {
-  CHECK(put([](std::string& s) { put_event_prefix(s, "bash", 2143, 0); }) ==
-        "            bash-2143    [000] ");
-  CHECK(put([](std::string& s) { put_event_prefix(s, "stress-ng-memcg", 2143, 12); }) ==
-        " stress-ng-memcg-2143    [012] ");
+TEST_CASE("the nop tracer's columns before the event: comm-pid, cpu, latency, time") {
+  CHECK(put([](std::string& s) { put_event_head(s, "bash", 2143, 0, "d..1.", 224'593'574'500); }) ==
+        "            bash-2143    [000] d..1.   224.593575: ");
+  CHECK(put([](std::string& s) {
+          put_event_head(s, "stress-ng-memcg", 2143, 12, ".....", 9'999'999'999'999'499);
+        }) == " stress-ng-memcg-2143    [012] ..... 9999999.999999: ");
+  CHECK(put([](std::string& s) { put_event_head(s, "<...>", -1, -3, "", 0); }) ==
+        "           <...>--1      [000]      0.000000: ");
+  // A forged file's comm of any length: cut, never past the line's room.
+  const std::string huge(5000, 'x');
+  const std::string line = put([&](std::string& s) { put_event_head(s, huge, 7, 1, huge, 1); });
+  CHECK(line ==
+        std::string(64, 'x') + "-7       [001] " + std::string(64, 'x') + "     0.000000: ");
   CHECK(put([](std::string& s) { put_uint_width(s, 7, 3, '0'); }) == "007");
 }
