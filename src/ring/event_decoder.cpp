@@ -1,8 +1,10 @@
 #include "ring/event_decoder.h"
 
 #include "kernel/vocabulary.h"
+#include "ring/field_number.h"
 #include "ring/line_columns.h"
 #include "ring/print_plan.h"
+#include "util/digits.h"
 
 #include <algorithm>
 #include <array>
@@ -148,30 +150,9 @@ struct EventDecoder::Impl {
   std::uint64_t number(tep_format_field* field, const void* data) const {
     if (field == nullptr)
       return 0;
-    if (host_order) {
-      const char* at = static_cast<const char*>(data) + field->offset;
-      switch (field->size) {
-      case 1:
-        return static_cast<unsigned char>(*at);
-      case 2: {
-        std::uint16_t v;
-        std::memcpy(&v, at, sizeof v);
-        return v;
-      }
-      case 4: {
-        std::uint32_t v;
-        std::memcpy(&v, at, sizeof v);
-        return v;
-      }
-      case 8: {
-        std::uint64_t v;
-        std::memcpy(&v, at, sizeof v);
-        return v;
-      }
-      default:
-        return 0;
-      }
-    }
+    if (host_order) // the decoder checked that the record holds its fixed fields
+      return field_number(data, SIZE_MAX, static_cast<std::size_t>(field->offset),
+                          static_cast<std::size_t>(field->size));
     unsigned long long value = 0;
     if (tep_read_number_field(field, data, &value) != 0)
       return 0;
@@ -257,14 +238,10 @@ std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
     if (symbol != nullptr) {
       text = symbol;
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      text = "0x";
-      std::string digits;
-      do {
-        digits.push_back(kHex[address & 15]);
-        address >>= 4;
-      } while (address != 0);
-      text.append(digits.rbegin(), digits.rend());
+      char digits[kMaxDigits];
+      char* const end = digits + sizeof digits;
+      const char* begin = hex_digits(address, end);
+      text.append("0x").append(begin, static_cast<std::size_t>(end - begin));
     }
     found = functions.emplace(address, std::move(text)).first;
   }
