@@ -558,6 +558,24 @@ same_output 'one pid, two comms' 1 'first difference: line 2' replay '2s/cat/dd/
 same_output 'a duration 1 ns off' 1 'first difference: line 2' replay '2s/434645/434646/'
 same_output 'a line of another pid' 1 'first difference: line 1' replay '1s/cat-1084 /cat-1085 /'
 same_output 'a line left out' 1 'first difference: 3 lines against 2' replay '3d'
+# A run that handed records on late may print the same lines in another
+# order; only then, and only the same lines.
+late_output() {
+  out=$(python3 same_output.py --late "$2" "$tmp/live" "$tmp/replay.case")
+  if [ $? = "$3" ] && printf '%s\n' "$out" | grep -qF -- "$4"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL same_output.py --late, $1: $out"
+  fi
+}
+sed '1h;1d;2G' "$tmp/replay" >"$tmp/replay.case" # lines 1 and 2 swapped
+late_output 'two lines swapped, none late' 0 1 'first difference: line 1'
+late_output 'two lines swapped, one late' 1 0 'same lines, 2 in another order'
+sed -i '2s/434.645/434.646/' "$tmp/replay.case"
+late_output 'swapped and one changed, one late' 1 1 'first difference: line 1'
+sed '1h;1d;2G' "$tmp/replay" | sed '$d' >"$tmp/replay.case"
+late_output 'swapped and one left out, one late' 1 1 'first difference: line 1'
 sed -i '2s/<...>/cat/;1d;3d' "$tmp/live"
 same_output '<...> in the replay where the run named the task' 1 'first difference: line 1' replay \
   '2s/"cat"/"<...>"/;1d;3d'
