@@ -48,7 +48,7 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
   Result<InstancePtr> top = open_top_level(tracing_dir);
   if (!top)
     return top.error();
-  LocalEvents events{TepPtr(tep_alloc()), nullptr};
+  LocalEvents events{TepPtr(tep_alloc()), nullptr, {}};
   tep_handle* tep = events.tep.get();
   if (tep == nullptr)
     return Error{"cannot allocate a tep handle"};
@@ -78,7 +78,10 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
 
   if (Result<std::string> printk = read_tracefs_file(top->get(), "printk_formats"); printk)
     tep_parse_printk_formats(tep, printk->c_str());
-  tracefs_load_cmdlines(tracing_dir.c_str(), tep);
+  if (Result<std::string> cmdlines = read_tracefs_file(top->get(), "saved_cmdlines"); cmdlines) {
+    tep_parse_saved_cmdlines(tep, cmdlines->c_str());
+    events.saved_cmdlines = std::move(*cmdlines);
+  }
   events.symbols = read_symbols(kallsyms);
   if (events.symbols)
     events.symbols->install(tep);

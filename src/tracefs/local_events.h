@@ -32,6 +32,7 @@ using TepPtr = std::unique_ptr<tep_handle, TepFree>;
 struct LocalEvents {
   TepPtr tep;
   std::unique_ptr<KernelSymbols> symbols;
+  std::string saved_cmdlines; // the text the tep's comms were read from
 };
 
 Result<LocalEvents> load_local_events(const std::string& tracing_dir,
