@@ -44,15 +44,21 @@ void KernelSymbols::add(std::string_view text) {
 }
 
 void KernelSymbols::add_line(std::string_view line) {
-  std::uint64_t address = 0;
-  const auto [after, ec] = std::from_chars(line.data(), line.data() + line.size(), address, 16);
-  const std::size_t at = static_cast<std::size_t>(after - line.data());
-  if (ec != std::errc() || line.size() < at + 4 || line[at] != ' ' || line[at + 2] != ' ')
+  // The type and the name are looked at first: half the lines are padding
+  // ("__pfx_") or not text, and need no address.
+  const std::size_t at = line.find(' ');
+  if (at == 0 || at == std::string_view::npos || line.size() < at + 4 || line[at + 2] != ' ')
     return;
   const char type = line[at + 1];
   if (type != 't' && type != 'T' && type != 'w' && type != 'W')
     return;
   std::string_view rest = line.substr(at + 3);
+  if (rest.starts_with("__pfx_"))
+    return;
+  std::uint64_t address = 0;
+  const auto [after, ec] = std::from_chars(line.data(), line.data() + at, address, 16);
+  if (ec != std::errc() || after != line.data() + at)
+    return;
   std::string_view module;
   if (const std::size_t tab = rest.find('\t'); tab != std::string_view::npos) {
     module = rest.substr(tab + 1);
