@@ -190,7 +190,7 @@ private:
       }
       break;
     }
-    if (*format == '\0' || arg == nullptr || length < -2 || length > 2)
+    if (*format == '\0' || arg == nullptr || length < -2 || length > 2 || too_wide(start, format))
       return false;
     const char kind = *format;
     ++format;
@@ -220,6 +220,19 @@ private:
     plan_.pieces_.push_back(std::move(piece));
     arg = arg->next;
     return true;
+  }
+
+  // Whether the conversion from `begin` to `end` has a width or precision
+  // of more than three digits: a forged format's "%999999999d" is left to
+  // libtraceevent, not printed a line of it at a time here.
+  static bool too_wide(const char* begin, const char* end) {
+    int digits = 0;
+    for (const char* at = begin; at != end; ++at) {
+      digits = *at >= '0' && *at <= '9' ? digits + 1 : 0;
+      if (digits > 3)
+        return true;
+    }
+    return false;
   }
 
   // parse_arg_format_pointer() and print_arg_pointer(), for "%pS", "%ps",

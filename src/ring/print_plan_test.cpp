@@ -216,6 +216,8 @@ TEST_CASE("a format a plan does not print is left to libtraceevent") {
       "\"%pM\", REC->c",                                      // a MAC address
       "\"%*d\", REC->a, REC->b",                              // a width from an argument
       "\"%c\", REC->f",                                       // a conversion libtraceevent lacks
+      "\"%9999d\", REC->a",                                   // a forged width
+      "\"%.1234s\", \"x\"",                                   // and precision
       "\"%d\", !REC->a",                                      // a unary operator
       "\"%s\", __print_flags(REC->c, \"|\", {GFP_X, \"X\"})", // a flag by name
       "\"%s\", REC->c",                                       // a pointer as a string
