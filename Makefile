@@ -6,6 +6,7 @@
 #   make run T=134us  trace this machine with the default profile (root)
 #   make bench        replay generated traces of every shape, print MB/s, lines/s, RSS
 #   make bench-live   allocwatch's CPU and memory live under memcg reclaim, raw and text beside cat
+#                     (BENCH_THRESHOLDS="50us 1s": a stream at each)
 #                     (root; a stream of LINES=200000 lines by default; BASELINE=path
 #                     runs an earlier build beside it on the same stream)
 #   make e2e          graph mode on Debian's stock kernels under qemu
@@ -136,11 +137,13 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(GENTRACE)
 	@scripts/bench.sh $(BUILD)
 
-# Live: takes /tmp/allocwatch-live.lock itself.
+# Live: takes /tmp/allocwatch-live.lock itself. One stream per threshold:
+# at 50us most records print, at 1s none do.
 LINES ?= 200000
+BENCH_THRESHOLDS ?= 50us 1s
 bench-live: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	@scripts/bench-live.sh $(BUILD) $(LINES)
+	@for t in $(BENCH_THRESHOLDS); do THRESHOLD=$$t scripts/bench-live.sh $(BUILD) $(LINES) || exit 1; echo; done
 
 KERNELS ?= 5.10 6.1 6.12 7.2
 e2e: deps
