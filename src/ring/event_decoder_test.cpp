@@ -1,3 +1,4 @@
+#include "event_format.h"
 #include "ring/event_decoder.h"
 #include "ring/event_formats.h"
 #include "ring/print_plan.h"
@@ -15,17 +16,9 @@ using namespace allocwatch;
 
 namespace {
 
-// Formats as the kernels print them in events/*/format; the common fields
-// are the same in every kernel allocwatch reads.
-constexpr const char* kCommon =
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
-
+// Formats as the kernels print them in events/*/format.
 std::string format(const char* name, int id, const std::string& fields, const char* print) {
-  return std::string("name: ") + name + "\nID: " + std::to_string(id) + "\nformat:\n" + kCommon +
-         fields + "\nprint fmt: " + print + "\n";
+  return testing::event_format(name, id, fields, print);
 }
 
 // 6.1 to 6.18: func, depth, overrun, calltime, rettime.

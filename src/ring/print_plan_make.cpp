@@ -284,14 +284,19 @@ private:
     return static_cast<int>(plan_.texts_.size()) - 1;
   }
 
-  // eval_num_arg()'s cases that a plan evaluates; -1 for any other.
-  int number(tep_print_arg* arg) {
-    if (arg == nullptr || ++depth_ > kMaxDepth)
+  // What `make` makes of `arg`, nested no deeper than kMaxDepth; -1 for
+  // nothing.
+  int nested(tep_print_arg* arg, int (Builder::*make)(tep_print_arg&)) {
+    if (arg == nullptr || depth_ >= kMaxDepth)
       return -1;
-    const int made = number_of(*arg);
+    ++depth_;
+    const int made = (this->*make)(*arg);
     --depth_;
     return made;
   }
+
+  // eval_num_arg()'s cases that a plan evaluates; -1 for any other.
+  int number(tep_print_arg* arg) { return nested(arg, &Builder::number_of); }
 
   int number_of(tep_print_arg& arg) {
     Number n;
@@ -389,13 +394,7 @@ private:
   }
 
   // print_str_arg()'s cases that a plan prints; -1 for any other.
-  int text(tep_print_arg* arg) {
-    if (arg == nullptr || ++depth_ > kMaxDepth)
-      return -1;
-    const int made = text_of(*arg);
-    --depth_;
-    return made;
-  }
+  int text(tep_print_arg* arg) { return nested(arg, &Builder::text_of); }
 
   int text_of(tep_print_arg& arg) {
     Text t;

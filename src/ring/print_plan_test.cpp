@@ -1,3 +1,4 @@
+#include "event_format.h"
 #include "ring/dat_input.h"
 #include "ring/print_plan.h"
 
@@ -18,12 +19,6 @@
 using namespace allocwatch;
 
 namespace {
-
-constexpr const char* kCommon =
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
 
 // Eight fields after the common ones: a, b (int), c, d (unsigned long),
 // e (short), f (unsigned char), g (unsigned int), h (long), 48 bytes.
@@ -52,11 +47,18 @@ struct Tep {
   // Parses an event "t<id>" of kFields printing `print`; null if
   // libtraceevent refuses it.
   tep_event* event(int id, const std::string& print) {
-    const std::string text = "name: t" + std::to_string(id) + "\nID: " + std::to_string(id) +
-                             "\nformat:\n" + kCommon + kFields + "\nprint fmt: " + print + "\n";
+    const std::string text = testing::event_format("t" + std::to_string(id), id, kFields, print);
     if (tep_parse_event(tep, text.data(), text.size(), "test") != 0)
       return nullptr;
     return tep_find_event(tep, id);
+  }
+  // The plan of event(id, print), which must parse and have one.
+  std::unique_ptr<PrintPlan> plan(int id, const std::string& print) {
+    tep_event* parsed = event(id, print);
+    REQUIRE(parsed != nullptr);
+    std::unique_ptr<PrintPlan> made = PrintPlan::make(*parsed);
+    REQUIRE(made != nullptr);
+    return made;
   }
 };
 
@@ -233,10 +235,7 @@ TEST_CASE("a format a plan does not print is left to libtraceevent") {
 
 TEST_CASE("a plan names a function as libtraceevent does: +offset for %pS, none for %ps") {
   Tep t;
-  tep_event* event = t.event(500, "\"%pS %p: %ps\", REC->c, REC->d, REC->c");
-  REQUIRE(event != nullptr);
-  const std::unique_ptr<PrintPlan> plan = PrintPlan::make(*event);
-  REQUIRE(plan != nullptr);
+  const std::unique_ptr<PrintPlan> plan = t.plan(500, "\"%pS %p: %ps\", REC->c, REC->d, REC->c");
   std::vector<unsigned char> bytes(48, 0);
   const std::uint16_t id = 500;
   std::memcpy(bytes.data(), &id, sizeof id);
@@ -253,25 +252,17 @@ TEST_CASE("a plan names a function as libtraceevent does: +offset for %pS, none 
 
 TEST_CASE("a plan prints a line break as the format has it; the decoder's line makes it a space") {
   Tep t;
-  tep_event* event = t.event(300, "\"a=%d\\nb=%d\", REC->a, REC->b");
-  REQUIRE(event != nullptr);
-  const std::unique_ptr<PrintPlan> plan = PrintPlan::make(*event);
-  REQUIRE(plan != nullptr);
+  const std::unique_ptr<PrintPlan> plan = t.plan(300, "\"a=%d\\nb=%d\", REC->a, REC->b");
   CHECK(plan->may_break_line());
   std::vector<unsigned char> bytes(48, 0);
   bytes[8] = 7;
   CHECK(by_plan(*plan, bytes) == "a=7\nb=0");
-  tep_event* plain = t.event(301, "\"a=%d\", REC->a");
-  REQUIRE(plain != nullptr);
-  CHECK_FALSE(PrintPlan::make(*plain)->may_break_line());
+  CHECK_FALSE(t.plan(301, "\"a=%d\", REC->a")->may_break_line());
 }
 
 TEST_CASE("a record shorter than a field: the field reads as 0, as libtraceevent reads it") {
   Tep t;
-  tep_event* event = t.event(400, "\"a=%d h=%ld\", REC->a, REC->h");
-  REQUIRE(event != nullptr);
-  const std::unique_ptr<PrintPlan> plan = PrintPlan::make(*event);
-  REQUIRE(plan != nullptr);
+  const std::unique_ptr<PrintPlan> plan = t.plan(400, "\"a=%d h=%ld\", REC->a, REC->h");
   std::vector<unsigned char> bytes(16, 0xff);
   CHECK(by_plan(*plan, bytes) == "a=-1 h=0");
 }

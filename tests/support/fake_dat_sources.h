@@ -5,6 +5,7 @@
 // event, vmscan/dat_test (id 700, one u64 field `nr`).
 #pragma once
 
+#include "event_format.h"
 #include "ring/dat_sources.h"
 
 #include <cstdint>
@@ -31,12 +32,6 @@ inline const char* const kHeaderEvent = "# compressed entry header\n"
                                         "\ttime_stamp : type == 31\n"
                                         "\tdata max type_len  == 28\n";
 
-#define ALLOCWATCH_COMMON_FIELDS                                                                   \
-  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                           \
-  "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                           \
-  "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"                   \
-  "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
 inline const char* const kFunctionFormat =
     "name: function\nID: 1\nformat:\n" ALLOCWATCH_COMMON_FIELDS
     "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -58,7 +53,6 @@ inline const char* const kDatTestFormat =
     "\tfield:unsigned long nr;\toffset:8;\tsize:8;\tsigned:0;\n\n"
     "print fmt: \"nr=%lu\", REC->nr\n";
 
-#undef ALLOCWATCH_COMMON_FIELDS
 
 class FakeDatSources final : public DatSources {
 public:
