@@ -339,20 +339,32 @@ private:
     }
   }
 
+  // The ":" of "condition ? a : b" as libtraceevent parses it (the "?"
+  // operator, its right the ":" one), or null if `arg` is not that.
+  static const tep_print_arg* choice_branches(const tep_print_arg& arg) {
+    if (arg.type != TEP_PRINT_OP || arg.op.op == nullptr || std::string_view(arg.op.op) != "?" ||
+        arg.op.left == nullptr || arg.op.right == nullptr)
+      return nullptr;
+    const tep_print_arg& branches = *arg.op.right;
+    if (branches.type != TEP_PRINT_OP || branches.op.op == nullptr ||
+        std::string_view(branches.op.op) != ":")
+      return nullptr;
+    return &branches;
+  }
+
   int operation(tep_print_arg& arg) {
     const std::string_view op = arg.op.op != nullptr ? arg.op.op : "";
     if (arg.op.left == nullptr || arg.op.right == nullptr)
       return -1; // a unary operator
     Number n;
     if (op == "?") {
-      tep_print_arg& branches = *arg.op.right;
-      if (branches.type != TEP_PRINT_OP || branches.op.op == nullptr ||
-          std::string_view(branches.op.op) != ":")
+      const tep_print_arg* branches = choice_branches(arg);
+      if (branches == nullptr)
         return -1;
       n.kind = Number::Kind::Choice;
       n.left = number(arg.op.left);
-      n.right = number(branches.op.left);
-      n.other = number(branches.op.right);
+      n.right = number(branches->op.left);
+      n.other = number(branches->op.right);
       if (n.left < 0 || n.right < 0 || n.other < 0)
         return -1;
       return add(n);
@@ -421,16 +433,13 @@ private:
         return -1;
       return add(std::move(t));
     case TEP_PRINT_OP: {
-      if (arg.op.op == nullptr || std::string_view(arg.op.op) != "?" || arg.op.right == nullptr)
-        return -1;
-      tep_print_arg& branches = *arg.op.right;
-      if (branches.type != TEP_PRINT_OP || branches.op.op == nullptr ||
-          std::string_view(branches.op.op) != ":")
+      const tep_print_arg* branches = choice_branches(arg);
+      if (branches == nullptr)
         return -1;
       t.kind = Text::Kind::Choice;
       t.number = number(arg.op.left);
-      t.then_text = text(branches.op.left);
-      t.else_text = text(branches.op.right);
+      t.then_text = text(branches->op.left);
+      t.else_text = text(branches->op.right);
       if (t.number < 0 || t.then_text < 0 || t.else_text < 0)
         return -1;
       return add(std::move(t));
