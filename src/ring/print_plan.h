@@ -15,11 +15,13 @@
 // (%pS %ps %pF %pf, named by the tep's function resolver) and pointers
 // (%p), over integer expressions of fixed-size fields: the tracepoints of
 // reclaim and compaction print so. Any other format (dynamic strings and
-// arrays, helper functions, "*" widths, %pM and its kind, an event
-// libtraceevent failed to parse or has a handler for, a file of the other
-// byte order) has no plan, and is left to tep_print_event().
+// arrays, helper functions, a kernel symbol's name where a number goes,
+// "*" widths or widths of more than three digits, %pM and its kind, an
+// event libtraceevent failed to parse or has a handler for, a file of the
+// other byte order) has no plan, and is left to tep_print_event().
 // print_plan_test.cpp checks the two against each other on every event of
-// the formats it has.
+// the formats it has; the print_plan fuzz harness on any record's bytes.
+// append() remembers the functions it named: one thread at a time.
 #pragma once
 
 #include <cstddef>

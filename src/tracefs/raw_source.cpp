@@ -246,9 +246,10 @@ void RawSource::refresh_comms() {
   if (!cmdlines)
     return;
   // The lines read before were handed on then, unless the decoder has
-  // forgotten the names it was given since.
+  // forgotten the names it was given since (or forgets them now, midway).
   if (decoder_.names_forgotten() != names_forgotten_)
     saved_cmdlines_.clear();
+  names_forgotten_ = decoder_.names_forgotten();
   update_comms(
       *cmdlines,
       [this](std::int32_t pid, std::string_view comm) {
@@ -259,6 +260,8 @@ void RawSource::refresh_comms() {
       },
       saved_cmdlines_);
   saved_cmdlines_ = std::move(*cmdlines);
+  if (decoder_.names_forgotten() != names_forgotten_)
+    saved_cmdlines_.clear();
   names_forgotten_ = decoder_.names_forgotten();
 }
 
