@@ -48,12 +48,18 @@ for run in raw text; do
     fail "the $run run lost events: $(grep "events lost" "$tmp/$run.err")"
   fi
 done
+compared_failed=no
 while IFS= read -r line; do
   case $line in
   "ok - "*) ok "raw vs text: ${line#ok - }" ;;
-  *) fail "raw vs text: ${line#FAIL - }" ;;
+  *) fail "raw vs text: ${line#FAIL - }" && compared_failed=yes ;;
   esac
 done < <(tests/live/same_stalls.py "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" 2>&1)
+# What each run said of its merge, its held events and its pairs, to read a
+# failure by.
+[ $compared_failed = yes ] &&
+  grep -H -e "trace_pipe_raw:" -e "held events" -e "pairs over" "$tmp/raw.err" "$tmp/text.err" |
+  sed "s|$tmp/|  |"
 check_restored "raw and text at once"
 
 records=$(sed -n 's/^allocwatch: \([0-9]*\) lines read.*/\1/p' "$tmp/raw.err")
