@@ -92,14 +92,18 @@ static unsigned long meminfo_bytes(const char* name) {
   return kb * 1024;
 }
 
-// Moves the calling process into the cgroup v2 directory `dir`.
+// Moves the calling process into the cgroup v2 directory `dir`, by system
+// calls and the stack alone: a worker joins its cgroup before it allocates
+// (stdio's buffer would), so that a stall is not its parent's cgroup's.
 static void join_cgroup(const char* dir) {
   char path[4096];
+  char pid[16];
   snprintf(path, sizeof path, "%s/cgroup.procs", dir);
-  FILE* f = fopen(path, "w");
-  if (!f)
+  const int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
     die("open %s", path);
-  if (fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+  if (write(fd, pid, (size_t)len) != len || close(fd) != 0)
     die("write %s", path);
 }
 
@@ -350,9 +354,11 @@ int main(int argc, char** argv) {
     if (pids[i] < 0)
       die("fork");
     if (pids[i] == 0) {
+      // Its name and cgroup first: a stall before them would be printed and
+      // counted as the parent's (the run's lines keep the name they had).
+      prctl(PR_SET_NAME, names[i]);
       if (cgroups[i])
         join_cgroup(cgroups[i]);
-      prctl(PR_SET_NAME, names[i]);
       // If memory runs out after all, the load dies, not the tracer.
       int fd = open("/proc/self/oom_score_adj", O_WRONLY);
       if (fd >= 0) {
