@@ -66,6 +66,39 @@ struct EventInfo {
   std::unique_ptr<PrintPlan> plan;
 };
 
+// A record as libtraceevent reads it: over a copy of its payload padded
+// with zeros (libtraceevent follows a dynamic field's offset unchecked),
+// made when first asked for and zeroed again when done.
+class LibraryRecord {
+public:
+  LibraryRecord(char* scratch, std::string_view payload, std::uint64_t ts, std::int32_t cpu)
+      : scratch_(scratch), payload_(payload) {
+    record_.ts = ts;
+    record_.cpu = cpu;
+    record_.size = static_cast<int>(payload.size());
+    record_.record_size = static_cast<int>(payload.size());
+  }
+  ~LibraryRecord() {
+    if (record_.data != nullptr)
+      std::memset(scratch_, 0, payload_.size());
+  }
+  LibraryRecord(const LibraryRecord&) = delete;
+  LibraryRecord& operator=(const LibraryRecord&) = delete;
+
+  tep_record& get() {
+    if (record_.data == nullptr) {
+      std::memcpy(scratch_, payload_.data(), payload_.size());
+      record_.data = scratch_;
+    }
+    return record_;
+  }
+
+private:
+  char* scratch_;
+  std::string_view payload_;
+  tep_record record_{};
+};
+
 } // namespace
 
 struct EventDecoder::Impl {
@@ -131,7 +164,7 @@ struct EventDecoder::Impl {
   // The latency column of a record of an event whose common fields are
   // plain_common, remembered by common_flags and common_preempt_count;
   // `library` gives the record as libtraceevent reads it (get()).
-  template <class Library> std::string_view latency_of(const char* data, Library& library) const;
+  std::string_view latency_of(const char* data, LibraryRecord& library) const;
   mutable std::uint16_t last_latency_key = 0;
   mutable std::string_view last_latency; // latency's entry for last_latency_key
 
@@ -264,8 +297,7 @@ std::string_view EventDecoder::Impl::info_of(tep_record& record) const {
   return slot.text;
 }
 
-template <class Library>
-std::string_view EventDecoder::Impl::latency_of(const char* data, Library& library) const {
+std::string_view EventDecoder::Impl::latency_of(const char* data, LibraryRecord& library) const {
   std::uint16_t key = 0; // common_flags and common_preempt_count
   std::memcpy(&key, data + 2, sizeof key);
   if (key == last_latency_key && !last_latency.empty())
@@ -459,43 +491,6 @@ std::string_view EventDecoder::comm_of(std::int32_t pid) const {
   slot = {pid, comm};
   return comm;
 }
-
-namespace {
-
-// A record as libtraceevent reads it: over a copy of its payload padded
-// with zeros (libtraceevent follows a dynamic field's offset unchecked),
-// made when first asked for and zeroed again when done.
-class LibraryRecord {
-public:
-  LibraryRecord(char* scratch, std::string_view payload, std::uint64_t ts, std::int32_t cpu)
-      : scratch_(scratch), payload_(payload) {
-    record_.ts = ts;
-    record_.cpu = cpu;
-    record_.size = static_cast<int>(payload.size());
-    record_.record_size = static_cast<int>(payload.size());
-  }
-  ~LibraryRecord() {
-    if (record_.data != nullptr)
-      std::memset(scratch_, 0, payload_.size());
-  }
-  LibraryRecord(const LibraryRecord&) = delete;
-  LibraryRecord& operator=(const LibraryRecord&) = delete;
-
-  tep_record& get() {
-    if (record_.data == nullptr) {
-      std::memcpy(scratch_, payload_.data(), payload_.size());
-      record_.data = scratch_;
-    }
-    return record_;
-  }
-
-private:
-  char* scratch_;
-  std::string_view payload_;
-  tep_record record_{};
-};
-
-} // namespace
 
 void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& fields_at,
                           std::size_t& fields_size) const {
