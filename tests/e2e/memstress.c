@@ -32,6 +32,9 @@
 //     whoever read it first: each reclaims its own group (or the ancestor
 //     whose limit its group is under).
 // Direct reclaim comes from whoever allocates when kswapd falls behind.
+// Each worker is born with its name and cgroup (spawn_worker): a stall of a
+// task still under its parent's name or cgroup would be printed and counted
+// as the parent's by the run, and as the worker's by a replay of its save.
 // It prints each worker's pid and the cgroup directory it put it in
 // ("memstress: worker NAME pid N cgroup DIR|-"), and when each of the cgroup
 // workers ended ("memstress: worker NAME pid N ended after S.S s"); at the
@@ -47,11 +50,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char** environ;
 
 #define MIB (1024UL * 1024UL)
 #define HUGE_PAGE (2 * MIB)
@@ -90,21 +97,6 @@ static unsigned long meminfo_bytes(const char* name) {
       kb = strtoul(line + len + 1, NULL, 10);
   fclose(f);
   return kb * 1024;
-}
-
-// Moves the calling process into the cgroup v2 directory `dir`, by system
-// calls and the stack alone: a worker joins its cgroup before it allocates
-// (stdio's buffer would), so that a stall is not its parent's cgroup's.
-static void join_cgroup(const char* dir) {
-  char path[4096];
-  char pid[16];
-  snprintf(path, sizeof path, "%s/cgroup.procs", dir);
-  const int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-  const int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
-    die("open %s", path);
-  if (write(fd, pid, (size_t)len) != len || close(fd) != 0)
-    die("write %s", path);
 }
 
 // Reads PREFIX0, PREFIX1, ... PREFIX<nfiles-1> in DATA_DIR, starting at the
@@ -311,7 +303,159 @@ static void read_vmstat(unsigned long long values[NCOUNTERS]) {
   fclose(f);
 }
 
+// The workers, in the order they start. Names that survive the trace's
+// 7-character comm column.
+enum { CULPRIT, BYSTANDER, QUIET, READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, NWORKERS };
+static const char* const names[NWORKERS] = {"culprit", "bystand", "quiet",   "reader0",
+                                            "reader1", "anonhg0", "anonhg1", "thpflt",
+                                            "compact", "treewlk"};
+
+// Worker `role`'s job, until the deadline; `hog`: each anonymous hog's size.
+static void run_worker(int role, unsigned long hog) {
+  // If memory runs out after all, the load dies, not the tracer.
+  int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+  if (fd >= 0) {
+    if (write(fd, "1000", 4) != 4)
+      die("oom_score_adj");
+    close(fd);
+  }
+  // The memcg0 halves of the culprit and the bystander.
+  const off_t half = 96 * MIB;
+  switch (role) {
+  case CULPRIT:
+    hold_anon(10 * MIB);
+    read_range("memcg0", 0, half, 0);
+    break;
+  case BYSTANDER:
+    read_range("memcg0", half, half, 500 * 1000);
+    break;
+  case QUIET:
+    while (time_left())
+      usleep(100 * 1000);
+    break;
+  case READER0:
+  case READER1:
+    // big0 and big1, each reader starting at its own.
+    read_files("big", 2, role - READER0);
+    break;
+  case HOG0:
+  case HOG1:
+    hog_anon(hog / 2);
+    break;
+  case THP:
+    fault_huge_pages();
+    break;
+  case COMPACTOR:
+    compact_memory();
+    break;
+  case TREE:
+    walk_tree();
+    break;
+  }
+}
+
+// What a worker runs first, on its own stack in its parent's memory, while
+// the parent waits: its name, then this program again through PATH, a link
+// whose name the kernel gives it again. Nothing here faults a page in, so
+// nothing allocates before the name is set.
+struct Spawn {
+  const char* path;
+  char* const* argv;
+  const char* name;
+};
+__attribute__((noreturn)) static void spawned(struct Spawn* spawn) {
+  prctl(PR_SET_NAME, spawn->name);
+  execve(spawn->path, spawn->argv, environ);
+  _exit(127);
+}
+
+// Starts worker `name` (PATH with ARGV) in cgroup directory `cgroup` (NULL:
+// this one) and returns its pid. It is born there (clone3's
+// CLONE_INTO_CGROUP) and shares this process's memory until it has named
+// itself and executed (CLONE_VM | CLONE_VFORK), so that no page it faults
+// in, and no allocation of its own, comes before its name and cgroup are
+// its own.
+static pid_t spawn_worker(const char* path, char* const* argv, const char* name,
+                          const char* cgroup) {
+  enum { STACK = 64 * 1024 };
+  static char* stack;
+  if (!stack) {
+    stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED)
+      die("mmap");
+    memset(stack, 0, STACK); // faulted in here, not in the worker
+  }
+  struct clone_args args;
+  memset(&args, 0, sizeof args);
+  args.flags = CLONE_VM | CLONE_VFORK;
+  args.exit_signal = SIGCHLD;
+  args.stack = (uint64_t)(uintptr_t)stack;
+  args.stack_size = STACK;
+  int cgroup_fd = -1;
+  if (cgroup) {
+    cgroup_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup_fd < 0)
+      die("open %s", cgroup);
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = (uint64_t)cgroup_fd;
+  }
+  struct Spawn spawn = {path, argv, name};
+  // A signal's handler would run in the worker on this process's memory:
+  // none is taken until the worker has executed (it unblocks them).
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+#if defined(__x86_64__)
+  // The child starts on `stack` with the registers as they were: it calls
+  // spawned(&spawn), which never returns.
+  long pid;
+  register struct Spawn* spawn_arg __asm__("r12") = &spawn;
+  register void (*entry)(struct Spawn*) __asm__("r13") = spawned;
+  __asm__ volatile("syscall\n\t"
+                   "test %%rax, %%rax\n\t"
+                   "jnz 1f\n\t"
+                   "mov %%r12, %%rdi\n\t"
+                   "call *%%r13\n\t"
+                   "ud2\n"
+                   "1:"
+                   : "=a"(pid)
+                   : "0"((long)SYS_clone3), "D"(&args), "S"(sizeof args), "r"(spawn_arg),
+                     "r"(entry)
+                   : "rcx", "r11", "memory");
+#else
+#error "spawn_worker: clone3's child entry is written for x86-64 only"
+#endif
+  const int saved = (int)-pid;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (cgroup_fd >= 0)
+    close(cgroup_fd);
+  if (pid < 0) {
+    errno = saved;
+    die("clone3 %s", name);
+  }
+  return (pid_t)pid;
+}
+
 int main(int argc, char** argv) {
+  // A worker: memstress --worker ROLE DATA_DIR DEADLINE_NS HOG_BYTES, its
+  // deadline in CLOCK_MONOTONIC nanoseconds (spawn_worker runs it).
+  if (argc == 6 && strcmp(argv[1], "--worker") == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    const int role = atoi(argv[2]);
+    data_dir = argv[3];
+    const long long deadline_ns = atoll(argv[4]);
+    deadline.tv_sec = (time_t)(deadline_ns / 1000000000LL);
+    deadline.tv_nsec = (long)(deadline_ns % 1000000000LL);
+    page_size = sysconf(_SC_PAGESIZE);
+    if (role < 0 || role >= NWORKERS) {
+      fprintf(stderr, "memstress: no worker %s\n", argv[2]);
+      return 2;
+    }
+    run_worker(role, strtoul(argv[5], NULL, 10));
+    return 0;
+  }
   if (argc != 3 && argc != 6) {
     fprintf(stderr, "usage: memstress DATA_DIR SECONDS [CULPRIT_DIR BYSTANDER_DIR QUIET_DIR]\n");
     return 2;
@@ -336,71 +480,38 @@ int main(int argc, char** argv) {
 
   // The cgroup workers first, so that each is in its cgroup before the
   // pressure builds.
-  enum { CULPRIT, BYSTANDER, QUIET, READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, NWORKERS };
-  // Names that survive the trace's 7-character comm column.
-  static const char* const names[NWORKERS] = {"culprit", "bystand", "quiet",   "reader0",
-                                              "reader1", "anonhg0", "anonhg1", "thpflt",
-                                              "compact", "treewlk"};
   const char* cgroups[NWORKERS] = {0};
   const int first = argc == 6 ? CULPRIT : READER0;
   if (argc == 6)
     for (int i = CULPRIT; i <= QUIET; i++)
       cgroups[i] = argv[3 + i];
-  // The memcg0 halves of the culprit and the bystander.
-  const off_t half = 96 * MIB;
+  // Each worker is this program again, run through a link named after it.
+  char self[4096], links[4096], link[4096 + 64], deadline_ns[32], hog_bytes[32];
+  const ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (self_len < 0)
+    die("readlink /proc/self/exe");
+  self[self_len] = '\0';
+  snprintf(links, sizeof links, "%s/.memstress-workers", data_dir);
+  if (mkdir(links, 0755) != 0 && errno != EEXIST)
+    die("mkdir %s", links);
+  snprintf(hog_bytes, sizeof hog_bytes, "%lu", hog);
   pid_t pids[NWORKERS];
   for (int i = first; i < NWORKERS; i++) {
-    pids[i] = fork();
-    if (pids[i] < 0)
-      die("fork");
-    if (pids[i] == 0) {
-      // Its name and cgroup first: a stall before them would be printed and
-      // counted as the parent's (the run's lines keep the name they had).
-      prctl(PR_SET_NAME, names[i]);
-      if (cgroups[i])
-        join_cgroup(cgroups[i]);
-      // If memory runs out after all, the load dies, not the tracer.
-      int fd = open("/proc/self/oom_score_adj", O_WRONLY);
-      if (fd >= 0) {
-        if (write(fd, "1000", 4) != 4)
-          die("oom_score_adj");
-        close(fd);
-      }
-      switch (i) {
-      case CULPRIT:
-        deadline = started;
-        deadline.tv_sec += seconds * 3 / 4;
-        hold_anon(10 * MIB);
-        read_range("memcg0", 0, half, 0);
-        break;
-      case BYSTANDER:
-        read_range("memcg0", half, half, 500 * 1000);
-        break;
-      case QUIET:
-        while (time_left())
-          usleep(100 * 1000);
-        break;
-      case READER0:
-      case READER1:
-        // big0 and big1, each reader starting at its own.
-        read_files("big", 2, i - READER0);
-        break;
-      case HOG0:
-      case HOG1:
-        hog_anon(hog / 2);
-        break;
-      case THP:
-        fault_huge_pages();
-        break;
-      case COMPACTOR:
-        compact_memory();
-        break;
-      case TREE:
-        walk_tree();
-        break;
-      }
-      _exit(0);
-    }
+    // The culprit stops after 3/4 of the time: a culprit gone before the
+    // run ends.
+    const long long until = (long long)started.tv_sec * 1000000000LL + started.tv_nsec +
+                            (i == CULPRIT ? seconds * 3 / 4 : seconds) * 1000000000LL;
+    snprintf(deadline_ns, sizeof deadline_ns, "%lld", until);
+    snprintf(link, sizeof link, "%s/%s", links, names[i]);
+    if (unlink(link) != 0 && errno != ENOENT)
+      die("unlink %s", link);
+    if (symlink(self, link) != 0)
+      die("symlink %s", link);
+    char role[8];
+    snprintf(role, sizeof role, "%d", i);
+    char* const worker_argv[] = {(char*)names[i], "--worker", role,       (char*)data_dir,
+                                 deadline_ns,     hog_bytes,  NULL};
+    pids[i] = spawn_worker(link, worker_argv, names[i], cgroups[i]);
     printf("memstress: worker %s pid %d cgroup %s\n", names[i], (int)pids[i],
            cgroups[i] ? cgroups[i] : "-");
   }
