@@ -214,5 +214,6 @@ fuzz: deps
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Not build/deb's: that is a copy of the tree, built by its own make.
+-include $(shell find $(BUILD) -path $(BUILD)/deb -prune -o -name '*.d' -print 2>/dev/null)
 -include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
