@@ -2,9 +2,9 @@
 
 #include "kernel/vocabulary.h"
 #include "ring/field_number.h"
+#include "ring/function_text.h"
 #include "ring/line_columns.h"
 #include "ring/print_plan.h"
-#include "util/digits.h"
 
 #include <algorithm>
 #include <array>
@@ -266,16 +266,8 @@ const EventInfo& EventDecoder::Impl::info(int id) {
 std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
   auto found = functions.find(address);
   if (found == functions.end()) {
-    const char* symbol = tep_find_function(tep, address);
     std::string text;
-    if (symbol != nullptr) {
-      text = symbol;
-    } else {
-      char digits[kMaxDigits];
-      char* const end = digits + sizeof digits;
-      const char* begin = hex_digits(address, end);
-      text.append("0x").append(begin, static_cast<std::size_t>(end - begin));
-    }
+    append_function_text(tep, address, FunctionOffset::Without, text);
     found = functions.emplace(address, std::move(text)).first;
   }
   return found->second;
@@ -358,17 +350,8 @@ void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data)
     slot.function = function;
     slot.instance = instance;
     slot.text.clear();
-    const char* symbol = tep_find_function(tep, function);
+    append_function_text(tep, function, FunctionOffset::With, slot.text);
     char text[64];
-    if (symbol != nullptr) {
-      slot.text = symbol;
-      std::snprintf(
-          text, sizeof text, "+0x%llx",
-          static_cast<unsigned long long>(function - tep_find_function_address(tep, function)));
-    } else {
-      std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(function));
-    }
-    slot.text += text;
     std::snprintf(text, sizeof text,
                   " %p:", reinterpret_cast<void*>(static_cast<std::uintptr_t>(instance)));
     slot.text += text;

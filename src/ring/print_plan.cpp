@@ -1,6 +1,7 @@
 #include "ring/print_plan.h"
 
 #include "ring/field_number.h"
+#include "ring/function_text.h"
 #include "util/digits.h"
 
 #include <algorithm>
@@ -128,21 +129,12 @@ template <class Out> void put_string(Out& out, const std::string& conversion, co
   out.put(large.data(), static_cast<std::size_t>(n));
 }
 
-// "0x" and the digits, at the end of `buffer`.
-std::string_view hex_text(std::uint64_t v, char (&buffer)[kMaxDigits + 2]) {
-  char* const end = buffer + sizeof buffer;
-  char* begin = hex_digits(v, end);
-  *--begin = 'x';
-  *--begin = '0';
-  return {begin, static_cast<std::size_t>(end - begin)};
-}
-
 } // namespace
 
 void PrintPlan::append_text(const Piece& piece, int index, const unsigned char* data,
                             std::size_t size, Cursor& out) const {
   const Text& t = texts_[static_cast<std::size_t>(index)];
-  char hex[kMaxDigits + 2];
+  char hex[kMaxHexText];
   switch (t.kind) {
   case Text::Kind::Literal:
     put_string(out, piece.text, t.literal.c_str());
@@ -263,22 +255,14 @@ void PrintPlan::append_printf(const Piece& piece, std::uint64_t value, Cursor& o
   }
 }
 
-// print_function(): the function's name, "+0x<offset>" after it for %pS
-// and %pF; an address of no function as "0x<address>".
+// print_function(), remembered by address.
 void PrintPlan::append_function(const Piece& piece, std::uint64_t address, Cursor& out) const {
   NamedFunction& slot = functions_[(address * 0x9E3779B97F4A7C15ULL >> 56) % kFunctionSlots];
-  if (slot.text.empty() || slot.address != address || slot.with_offset != piece.with_offset) {
+  if (slot.text.empty() || slot.address != address || slot.offset != piece.offset) {
     slot.address = address;
-    slot.with_offset = piece.with_offset;
-    char hex[kMaxDigits + 2];
-    if (const char* name = tep_find_function(tep_, address); name != nullptr) {
-      slot.text = name;
-      if (piece.with_offset)
-        slot.text.append("+").append(
-            hex_text(address - tep_find_function_address(tep_, address), hex));
-    } else {
-      slot.text = hex_text(address, hex);
-    }
+    slot.offset = piece.offset;
+    slot.text.clear();
+    append_function_text(tep_, address, piece.offset, slot.text);
   }
   out.put(slot.text);
 }

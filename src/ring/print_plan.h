@@ -24,6 +24,8 @@
 // append() remembers the functions it named: one thread at a time.
 #pragma once
 
+#include "ring/function_text.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -107,10 +109,11 @@ private:
     enum class Form : std::uint8_t { Printf, Signed, Unsigned, Hex };
     Kind kind = Kind::Literal;
     Form form = Form::Printf;
-    int length = 0;           // Integer: printf's length, -2 (hh) to 2 (ll)
-    bool with_offset = false; // Function: "+0x<offset>" after the name (%pS, %pF)
-    int arg = -1;             // Integer: a Number; String: a Text
-    std::string text;         // the conversion (none for a Literal)
+    int length = 0; // Integer: printf's length, -2 (hh) to 2 (ll)
+    // Function: With for %pS and %pF ("+0x<offset>" after the name).
+    FunctionOffset offset = FunctionOffset::Without;
+    int arg = -1;     // Integer: a Number; String: a Text
+    std::string text; // the conversion (none for a Literal)
     // The format's text before the conversion (all a Literal is), kept in
     // whole zero-padded 16-byte blocks: it is copied a block at a time.
     std::string prefix;
@@ -136,7 +139,7 @@ private:
   // repeat on every call).
   struct NamedFunction {
     std::uint64_t address = 0;
-    bool with_offset = false;
+    FunctionOffset offset = FunctionOffset::Without;
     std::string text; // empty: not filled
   };
   static constexpr std::size_t kFunctionSlots = 256;

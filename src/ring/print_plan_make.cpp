@@ -247,7 +247,7 @@ private:
     case 'F':
     case 'S':
       piece.kind = Piece::Kind::Function;
-      piece.with_offset = true;
+      piece.offset = FunctionOffset::With;
       ++format;
       break;
     case 'f':

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace allocwatch {
 
@@ -65,6 +66,19 @@ inline char* hex_digits(std::uint64_t v, char* end) {
 // How many digits hex_digits() writes for `v`.
 inline std::size_t hex_width(std::uint64_t v) {
   return (64 - static_cast<std::size_t>(__builtin_clzll(v | 1)) + 3) / 4;
+}
+
+// The bytes hex_text() needs: "0x" and 16 digits.
+inline constexpr std::size_t kMaxHexText = 18;
+
+// "0x" and the hexadecimal digits of `v`, written into `buffer`; the view
+// lives as long as the buffer.
+inline std::string_view hex_text(std::uint64_t v, char (&buffer)[kMaxHexText]) {
+  char* const end = buffer + sizeof buffer;
+  char* begin = hex_digits(v, end);
+  *--begin = 'x';
+  *--begin = '0';
+  return {begin, static_cast<std::size_t>(end - begin)};
 }
 
 } // namespace allocwatch

@@ -50,3 +50,10 @@ TEST_CASE("digits are printf's, at the edges and anywhere between") {
     REQUIRE(hex_width(v) == std::string(expected).size());
   }
 }
+
+TEST_CASE("hex_text is printf's %#llx but for 0, which it writes 0x0") {
+  char buffer[kMaxHexText];
+  CHECK(hex_text(0, buffer) == "0x0");
+  CHECK(hex_text(0x44, buffer) == "0x44");
+  CHECK(hex_text(0xffffffffffffffffULL, buffer) == "0xffffffffffffffff");
+}

@@ -1,0 +1,42 @@
+#include "ring/function_text.h"
+
+#include <doctest/doctest.h>
+
+extern "C" {
+#include <event-parse.h>
+}
+
+namespace allocwatch {
+namespace {
+
+std::string text_of(tep_handle* tep, std::uint64_t address, FunctionOffset offset) {
+  std::string out = "<";
+  append_function_text(tep, address, offset, out);
+  return out;
+}
+
+TEST_CASE("append_function_text: as print_function() writes %ps and %pS") {
+  tep_handle* tep = tep_alloc();
+  REQUIRE(tep != nullptr);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("super_cache_scan"), 0xffffffff81234900ULL,
+                                nullptr) == 0);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("shrink_node"), 0xffffffff81234560ULL,
+                                nullptr) == 0);
+  // The tep's table ends a function where the next begins.
+  REQUIRE(tep_register_function(tep, const_cast<char*>("_etext"), 0xffffffff81300000ULL, nullptr) ==
+          0);
+  const FunctionOffset with = FunctionOffset::With;
+  const FunctionOffset without = FunctionOffset::Without;
+  CHECK(text_of(tep, 0xffffffff81234560ULL, without) == "<shrink_node");
+  CHECK(text_of(tep, 0xffffffff81234560ULL, with) == "<shrink_node+0x0");
+  CHECK(text_of(tep, 0xffffffff812345a4ULL, with) == "<shrink_node+0x44");
+  CHECK(text_of(tep, 0xffffffff81234a00ULL, with) == "<super_cache_scan+0x100");
+  CHECK(text_of(tep, 0xffffffff81234a00ULL, without) == "<super_cache_scan");
+  // Before every function: the address itself.
+  CHECK(text_of(tep, 0xffffffff81000000ULL, with) == "<0xffffffff81000000");
+  CHECK(text_of(tep, 0, without) == "<0x0");
+  tep_free(tep);
+}
+
+} // namespace
+} // namespace allocwatch
