@@ -43,6 +43,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -50,10 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <linux/sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -306,9 +306,8 @@ static void read_vmstat(unsigned long long values[NCOUNTERS]) {
 // The workers, in the order they start. Names that survive the trace's
 // 7-character comm column.
 enum { CULPRIT, BYSTANDER, QUIET, READER0, READER1, HOG0, HOG1, THP, COMPACTOR, TREE, NWORKERS };
-static const char* const names[NWORKERS] = {"culprit", "bystand", "quiet",   "reader0",
-                                            "reader1", "anonhg0", "anonhg1", "thpflt",
-                                            "compact", "treewlk"};
+static const char* const names[NWORKERS] = {"culprit", "bystand", "quiet",  "reader0", "reader1",
+                                            "anonhg0", "anonhg1", "thpflt", "compact", "treewlk"};
 
 // Worker `role`'s job, until the deadline; `hog`: each anonymous hog's size.
 static void run_worker(int role, unsigned long hog) {
@@ -355,7 +354,7 @@ static void run_worker(int role, unsigned long hog) {
 }
 
 // What a worker runs first, on its own stack in its parent's memory, while
-// the parent waits: its name, then this program again through PATH, a link
+// the parent waits: its name, then this program again through `path`, a link
 // whose name the kernel gives it again. Nothing here faults a page in, so
 // nothing allocates before the name is set.
 struct Spawn {
@@ -419,8 +418,7 @@ static pid_t spawn_worker(const char* path, char* const* argv, const char* name,
                    "ud2\n"
                    "1:"
                    : "=a"(pid)
-                   : "0"((long)SYS_clone3), "D"(&args), "S"(sizeof args), "r"(spawn_arg),
-                     "r"(entry)
+                   : "0"((long)SYS_clone3), "D"(&args), "S"(sizeof args), "r"(spawn_arg), "r"(entry)
                    : "rcx", "r11", "memory");
 #else
 #error "spawn_worker: clone3's child entry is written for x86-64 only"
@@ -471,8 +469,7 @@ int main(int argc, char** argv) {
   // hogs', so that page cache is all that is left to reclaim.
   unsigned long available = meminfo_bytes("MemAvailable");
   unsigned long hog = available / 100 * 70;
-  printf("memstress: %lu MiB available, hogs %lu MiB, %d s\n", available / MIB, hog / MIB,
-         seconds);
+  printf("memstress: %lu MiB available, hogs %lu MiB, %d s\n", available / MIB, hog / MIB, seconds);
   fflush(stdout);
 
   unsigned long long before[NCOUNTERS], after[NCOUNTERS];
@@ -509,7 +506,7 @@ int main(int argc, char** argv) {
       die("symlink %s", link);
     char role[8];
     snprintf(role, sizeof role, "%d", i);
-    char* const worker_argv[] = {(char*)names[i], "--worker", role,       (char*)data_dir,
+    char* const worker_argv[] = {(char*)names[i], "--worker", role, (char*)data_dir,
                                  deadline_ns,     hog_bytes,  NULL};
     pids[i] = spawn_worker(link, worker_argv, names[i], cgroups[i]);
     printf("memstress: worker %s pid %d cgroup %s\n", names[i], (int)pids[i],
