@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Shows that same_stalls.py fails what it must, on a live run's own files.
+
+Usage: same_stalls_test.py RAW.json TEXT.json THRESHOLD_NS PROFILE RAW.dat TEXT.save
+
+From the two runs' outputs and saves (as tests/live/raw.sh makes them), on a
+stall of each run that only one stall of the other pairs with (50 µs), it
+runs same_stalls.py on copies changed three ways and prints one "ok - ..."
+or "FAIL - ..." line for each:
+  - the stall dropped from the raw run's output, its records left in the
+    trace.dat: a stall missing, which must fail;
+  - the same for the text run's output and save;
+  - the text run's stall dropped and its begin in the save moved to 1 µs
+    before its end: the text instance stamped it below the threshold, which
+    must pass, counted as such.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SAME_STALLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "same_stalls.py")
+BEGINS = {}  # pair name -> begin event, from the profile
+TIME = re.compile(r" (\d+)\.(\d{6}): ")
+
+
+def spans(lines):
+    return [(i, json.loads(line)) for i, line in enumerate(lines) if line.startswith('{"type":"span"')]
+
+
+def alone(lines, others, threshold):
+    """A stall of LINES well over the threshold that exactly one stall of
+    OTHERS could pair with: its index and record, or None."""
+    theirs = [s for _, s in spans(others)]
+    for i, s in spans(lines):
+        near = [o for o in theirs if (o["pid"], o["name"]) == (s["pid"], s["name"])
+                and abs(o["end_ns"] - s["end_ns"]) < 50_000]
+        if s["duration_ns"] >= threshold + 60_000 and len(near) == 1 and s["name"] in BEGINS:
+            return i, s
+    return None
+
+
+def run(directory, raw, text, args, save):
+    paths = [os.path.join(directory, name) for name in ("raw.json", "text.json")]
+    for path, lines in zip(paths, (raw, text)):
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    result = subprocess.run([SAME_STALLS, *paths, args[2], args[3], args[4], save],
+                            capture_output=True, text=True)
+    return result.returncode, result.stdout
+
+
+def main(args):
+    import yaml
+    with open(args[3], encoding="utf-8") as f:
+        BEGINS.update({p["name"]: p["begin"] for p in yaml.safe_load(f).get("pairs", [])})
+    raw, text = [open(path).read().splitlines() for path in args[:2]]
+    threshold = int(args[2])
+    with open(args[5], errors="replace") as f:
+        save = f.read().splitlines()
+    failed = 0
+
+    def check(good, what):
+        nonlocal failed
+        print(("ok - " if good else "FAIL - ") + what)
+        failed += not good
+
+    with tempfile.TemporaryDirectory() as directory:
+        for name, lines in (("raw", raw), ("text", text)):
+            found = alone(lines, text if name == "raw" else raw, threshold)
+            if found is None:
+                print(f"ok - same_stalls.py: no {name} stall stands alone to drop (not shown)")
+                continue
+            i, s = found
+            changed = lines[:i] + lines[i + 1:]
+            rc, out = run(directory, changed if name == "raw" else raw,
+                          changed if name == "text" else text, args, args[5])
+            check(rc == 1 and "1 missing" in out,
+                  f"same_stalls.py fails a {s['duration_ns']} ns {s['name']} stall dropped from "
+                  f"the {name} run's output (exit {rc})")
+        found = alone(text, raw, threshold)
+        if found is not None:
+            i, s = found
+            moved = 0
+            for n, line in enumerate(save):
+                m = TIME.search(line)
+                if (m and f"-{s['pid']} " in line and f" {BEGINS[s['name']]}:" in line
+                        and int(m[1]) * 10**9 + int(m[2]) * 1000 == s["start_ns"]):
+                    late = s["end_ns"] - 1000
+                    save[n] = f"{line[:m.start()]} {late // 10**9}.{late % 10**9 // 1000:06d}: {line[m.end():]}"
+                    moved += 1
+            short = os.path.join(directory, "text.save")
+            with open(short, "w") as f:
+                f.write("\n".join(save) + "\n")
+            rc, out = run(directory, raw, text[:i] + text[i + 1:], args, short)
+            check(moved == 1 and rc == 0 and "1 the text instance stamped below" in out,
+                  f"same_stalls.py passes a text stall its instance stamped 1 us long ({moved} "
+                  f"begin moved, exit {rc})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
