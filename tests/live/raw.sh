@@ -50,28 +50,27 @@ for run in raw text; do
     fail "the $run run lost events: $(grep "events lost" "$tmp/$run.err")"
   fi
 done
-compared_failed=no
-while IFS= read -r line; do
-  case $line in
-  "ok - "*) ok "raw vs text: ${line#ok - }" ;;
-  *) fail "raw vs text: ${line#FAIL - }" && compared_failed=yes ;;
-  esac
-done < <(tests/live/same_stalls.py "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" \
-  configs/default.yaml "$tmp/raw.dat" "$tmp/text.save" 2>&1)
-# What each run said of its merge, its held events and its pairs, to read a
-# failure by.
-[ $compared_failed = yes ] &&
+# compare_runs SCRIPT: SCRIPT's "ok - ..." and "FAIL - ..." lines for the two
+# runs' outputs and saves, as this suite's; false if any failed.
+compare_runs() {
+  local line status=0
+  while IFS= read -r line; do
+    case $line in
+    "ok - "*) ok "raw vs text: ${line#ok - }" ;;
+    *) fail "raw vs text: ${line#FAIL - }"; status=1 ;;
+    esac
+  done < <("$1" "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" \
+    configs/default.yaml "$tmp/raw.dat" "$tmp/text.save" 2>&1)
+  return $status
+}
+# The stalls compared; on a failure, what each run said of its merge, its
+# held events and its pairs, to read it by.
+compare_runs tests/live/same_stalls.py ||
   grep -H -e "trace_pipe_raw:" -e "held events" -e "pairs over" "$tmp/raw.err" "$tmp/text.err" |
   sed "s|$tmp/|  |"
 # The comparison fails a stall missing from either run, and passes one the
 # other instance stamped below the threshold (its save shows it so).
-while IFS= read -r line; do
-  case $line in
-  "ok - "*) ok "raw vs text: ${line#ok - }" ;;
-  *) fail "raw vs text: ${line#FAIL - }" ;;
-  esac
-done < <(tests/live/same_stalls_test.py "$tmp/raw.json" "$tmp/text.json" "$raw_threshold_ns" \
-  configs/default.yaml "$tmp/raw.dat" "$tmp/text.save" 2>&1)
+compare_runs tests/live/same_stalls_test.py
 check_restored "raw and text at once"
 
 records=$(sed -n 's/^allocwatch: \([0-9]*\) lines read.*/\1/p' "$tmp/raw.err")
