@@ -14,7 +14,7 @@ instance written first wakes its waiting reader (an irq_work on the same
 CPU) before the other instance is written: that one's stamp comes up to
 some tens of µs later. A span's begin is the usual victim, its end
 sometimes; when the woken reader runs on the writer's CPU before the
-writer is done, more (a reader under ASan: 32 µs seen in one run). So
+writer is done, more (up to 32 µs in this machine's runs). So
 spans are paired by name, pid and the nearest end (within 50 µs; one
 task's calls of one kind are further apart), and:
   - every span of either run 50 µs or more above the threshold has its
@@ -80,9 +80,8 @@ def text_records(path):
 
 
 class Instance:
-    """One run's instance as its saved records show it: each pid's begins
-    and ends of the profile's pairs, to tell what that instance stamped a
-    call that only the other run reported as."""
+    """One run's instance as its saved records show it, by pid: to tell how
+    long that instance stamped a call that only the other run reported."""
 
     def __init__(self, records, pairs):
         self.pairs = pairs  # name -> (begin event, end event)
