@@ -548,20 +548,6 @@ daemons=()
 
 # --- live: the journal, with a journald of our own --------------------------
 
-# CGROUP: one reader of the data in it that lives 1 s past its read. A stall
-# is given its task's cgroup when it is reported, 50 to 250 ms after it
-# ends, and a cat of this file in a 64 MiB cgroup is gone in 0.1 to 0.3 s:
-# the cgroup of a task gone by then is unknown, as allocwatch(8) says.
-read_and_linger() {
-  dd if="$data" iflag=nocache count=0 status=none
-  (echo "$BASHPID" >"$1/cgroup.procs" && exec python3 -c '
-import sys, time
-with open(sys.argv[1], "rb", buffering=0) as f:
-    while f.read(1 << 20):
-        pass
-time.sleep(1)' "$data")
-}
-
 if [ -x /lib/systemd/systemd-journald ] && command -v unshare >/dev/null; then
   state >"$tmp/before"
   cg=$(make_cgroup journal)
@@ -592,7 +578,9 @@ if [ -x /lib/systemd/systemd-journald ] && command -v unshare >/dev/null; then
     [ -n "$pid" ] && wait_started "$pid" && break
     sleep 0.1
   done
-  for _ in 1 2; do read_and_linger "$cg"; done
+  # Readers that outlive the report of their stalls: the cgroup of a task
+  # gone by then is unknown (allocwatch(8)).
+  for _ in 1 2; do read_in_cgroup "$cg" 1; done
   wait "$journal_run"
   if [ -s "$tmp/journal.json" ]; then
     run_check python3 "$check" journal "$tmp/journal.json" "${cg#/sys/fs/cgroup/memory}"

@@ -19,11 +19,23 @@ charge_dentries() {
   sh -c "echo \$\$ > $1/cgroup.procs; mkdir $files && cd $files &&
     i=0; while [ \$i -lt 2000 ]; do : > f\$i; i=\$((i + 1)); done"
 }
-# CGROUP: the file read from disk, not from a cache an earlier read left:
-# its evicted pages leave shadow entries, for the memcg's shrinkers to scan.
+# CGROUP [LINGER]: the file read from disk, not from a cache an earlier read
+# left: its evicted pages leave shadow entries, for the memcg's shrinkers to
+# scan. By cat; with LINGER seconds, by a python3 reader that lives that long
+# past its read, so that its cgroup can still be read when a watch reports
+# its stalls (50 to 250 ms after each ends; a cat is gone in 0.1 to 0.3 s).
 read_in_cgroup() {
   dd if="$data" iflag=nocache count=0 status=none
-  sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
+  if [ -z "${2:-}" ]; then
+    sh -c "echo \$\$ > $1/cgroup.procs; exec cat $data > /dev/null"
+    return
+  fi
+  (echo "$BASHPID" >"$1/cgroup.procs" && exec python3 -c '
+import sys, time
+with open(sys.argv[1], "rb", buffering=0) as f:
+    while f.read(1 << 20):
+        pass
+time.sleep(float(sys.argv[2]))' "$data" "$2")
 }
 # CGROUP: kills what runs in it and in the cgroups below it, then removes
 # them all, deepest first.
