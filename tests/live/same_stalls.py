@@ -61,6 +61,13 @@ def spans(path):
 TEXT_LINE = re.compile(r"^\s*.*?-(\d+)\s+\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d{6}):\s+(\w+):")
 
 
+def profile_pairs(path):
+    """The profile's pairs: name -> (begin event, end event)."""
+    import yaml
+    with open(path, encoding="utf-8") as f:
+        return {p["name"]: (p["begin"], p["end"]) for p in yaml.safe_load(f).get("pairs", [])}
+
+
 def dat_records(path):
     """(pid, ts_ns, event) of each record of a trace.dat, as trace-cmd reads it."""
     from tracedat import read_dat
@@ -130,9 +137,7 @@ def main():
     failed = 0
     instances = {}
     if len(sys.argv) == 7:
-        import yaml
-        with open(sys.argv[4], encoding="utf-8") as f:
-            pairs = {p["name"]: (p["begin"], p["end"]) for p in yaml.safe_load(f).get("pairs", [])}
+        pairs = profile_pairs(sys.argv[4])
         instances = {"raw": Instance(dat_records(sys.argv[5]), pairs),
                      "text": Instance(text_records(sys.argv[6]), pairs)}
 

@@ -16,28 +16,27 @@ or "FAIL - ..." line for each:
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+from same_stalls import TEXT_LINE, profile_pairs
+
 SAME_STALLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "same_stalls.py")
-BEGINS = {}  # pair name -> begin event, from the profile
-TIME = re.compile(r" (\d+)\.(\d{6}): ")
 
 
 def spans(lines):
     return [(i, json.loads(line)) for i, line in enumerate(lines) if line.startswith('{"type":"span"')]
 
 
-def alone(lines, others, threshold):
-    """A stall of LINES well over the threshold that exactly one stall of
-    OTHERS could pair with: its index and record, or None."""
+def alone(lines, others, threshold, pairs):
+    """A stall of LINES, of one of PAIRS, well over the threshold that exactly
+    one stall of OTHERS could pair with: its index and record, or None."""
     theirs = [s for _, s in spans(others)]
     for i, s in spans(lines):
         near = [o for o in theirs if (o["pid"], o["name"]) == (s["pid"], s["name"])
                 and abs(o["end_ns"] - s["end_ns"]) < 50_000]
-        if s["duration_ns"] >= threshold + 60_000 and len(near) == 1 and s["name"] in BEGINS:
+        if s["duration_ns"] >= threshold + 60_000 and len(near) == 1 and s["name"] in pairs:
             return i, s
     return None
 
@@ -53,9 +52,7 @@ def run(directory, raw, text, args, save):
 
 
 def main(args):
-    import yaml
-    with open(args[3], encoding="utf-8") as f:
-        BEGINS.update({p["name"]: p["begin"] for p in yaml.safe_load(f).get("pairs", [])})
+    pairs = profile_pairs(args[3])
     raw, text = [open(path).read().splitlines() for path in args[:2]]
     threshold = int(args[2])
     with open(args[5], errors="replace") as f:
@@ -69,7 +66,7 @@ def main(args):
 
     with tempfile.TemporaryDirectory() as directory:
         for name, lines in (("raw", raw), ("text", text)):
-            found = alone(lines, text if name == "raw" else raw, threshold)
+            found = alone(lines, text if name == "raw" else raw, threshold, pairs)
             if found is None:
                 print(f"ok - same_stalls.py: no {name} stall stands alone to drop (not shown)")
                 continue
@@ -80,16 +77,17 @@ def main(args):
             check(rc == 1 and "1 missing" in out,
                   f"same_stalls.py fails a {s['duration_ns']} ns {s['name']} stall dropped from "
                   f"the {name} run's output (exit {rc})")
-        found = alone(text, raw, threshold)
+        found = alone(text, raw, threshold, pairs)
         if found is not None:
             i, s = found
             moved = 0
             for n, line in enumerate(save):
-                m = TIME.search(line)
-                if (m and f"-{s['pid']} " in line and f" {BEGINS[s['name']]}:" in line
-                        and int(m[1]) * 10**9 + int(m[2]) * 1000 == s["start_ns"]):
+                m = TEXT_LINE.match(line)
+                if (m and (int(m[1]), m[4]) == (s["pid"], pairs[s["name"]][0])
+                        and int(m[2]) * 10**9 + int(m[3]) * 1000 == s["start_ns"]):
                     late = s["end_ns"] - 1000
-                    save[n] = f"{line[:m.start()]} {late // 10**9}.{late % 10**9 // 1000:06d}: {line[m.end():]}"
+                    save[n] = (f"{line[:m.start(2)]}{late // 10**9}.{late % 10**9 // 1000:06d}"
+                               f"{line[m.end(3):]}")
                     moved += 1
             short = os.path.join(directory, "text.save")
             with open(short, "w") as f:
