@@ -29,12 +29,15 @@ struct BlobHeader {
 
 // A payload is at most a sub-buffer page; anything larger is not an event.
 constexpr std::uint32_t kMaxPayload = 1u << 20;
-// Printed fields are remembered by their record's bytes, in this many slots:
-// libtraceevent evaluates a print format's every argument each time
-// (__print_flags' list of gfp flags is dozens of expressions), and the
-// records of a stall repeat their bytes often (the same order and flags,
-// the same pages scanned).
+// Printed fields are remembered by the bytes their print reads, in this
+// many slots: the records of a stall repeat them often (the same order and
+// flags, the same pages scanned: nine in ten lines of a memcg reclaim's),
+// and a print evaluates every argument each time (__print_flags' list of
+// gfp flags is dozens of expressions). Records of more bytes, or fields of
+// more text, are printed each time, so that the slots stay small.
 constexpr std::size_t kPrintedSlots = 512;
+constexpr std::size_t kPrintedBytes = 128;
+constexpr std::size_t kPrintedText = 1024;
 // Shrinkers' names remembered (see Impl::shrinkers).
 constexpr std::size_t kShrinkerSlots = 256;
 // A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
@@ -139,11 +142,19 @@ struct EventDecoder::Impl {
     return padded_copy.get();
   }
   mutable trace_seq seq;
-  // What libtraceevent printed for a record's bytes (the whole payload, so
-  // that a print format reading a common field is remembered right too).
+  // What a record's fields printed, by its event and the bytes its print
+  // reads: with a plan, the payload from the plan's first field on (the
+  // common fields, which change with the task, are mostly not read); else
+  // the whole payload (libtraceevent may read a common field).
   struct Printed {
-    std::string payload;
-    std::string text;
+    std::uint16_t type = 0;
+    std::uint16_t size = 0;
+    std::array<char, kPrintedBytes> bytes; // in the slot: it is compared on every print
+    std::string text;                      // empty: not filled
+    bool holds(std::uint16_t of_type, std::string_view of_bytes) const {
+      return !text.empty() && type == of_type && size == of_bytes.size() &&
+             std::memcmp(bytes.data(), of_bytes.data(), size) == 0;
+    }
   };
   mutable std::vector<Printed> printed = std::vector<Printed>(kPrintedSlots);
   // The latency column, by common_flags and common_preempt_count.
@@ -156,7 +167,13 @@ struct EventDecoder::Impl {
     trace_seq_terminate(&seq);
     return {seq.buffer, seq.len};
   }
-  std::string_view info_of(tep_record& record) const;
+  // Appends the fields of a record of `info`'s event (`type`) whose
+  // payload holds its fixed fields; `library` gives it as libtraceevent
+  // reads it. One line: a field's line break prints as a space.
+  void append_fields(const EventInfo& info, std::uint16_t type, std::string_view payload,
+                     LibraryRecord& library, std::string& out) const;
+  // The fields as printed without a plan.
+  void append_library_fields(tep_record& record, std::string& out) const;
   // An event whose print format libtraceevent could not read (a trace.dat
   // of a kernel newer than it): its fields as "name=value", but a
   // shrinker's, which lead as its print would ("%pS %p:").
@@ -273,20 +290,47 @@ std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
   return found->second;
 }
 
-std::string_view EventDecoder::Impl::info_of(tep_record& record) const {
-  const std::string_view payload(static_cast<const char*>(record.data),
-                                 static_cast<std::size_t>(record.size));
-  Printed& slot = printed[std::hash<std::string_view>{}(payload) % kPrintedSlots];
-  if (slot.payload != payload || slot.text.empty()) {
-    slot.text = print(record, TEP_PRINT_INFO);
-    if (tep_event* event = tep_find_event_by_record(tep, &record);
-        event != nullptr && (event->flags & TEP_EVENT_FL_FAILED) != 0)
-      slot.text = fields_of(*event, record); // not "[FAILED TO PARSE] ..."
-    // One line: a field that prints a newline would end it early.
-    std::replace(slot.text.begin(), slot.text.end(), '\n', ' ');
-    slot.payload = payload;
+void EventDecoder::Impl::append_fields(const EventInfo& info, std::uint16_t type,
+                                       std::string_view payload, LibraryRecord& library,
+                                       std::string& out) const {
+  const std::size_t at = out.size();
+  auto print_here = [&] {
+    if (info.plan != nullptr)
+      info.plan->append(payload.data(), payload.size(), out);
+    else
+      append_library_fields(library.get(), out);
+    if (info.plan == nullptr || info.plan->may_break_line())
+      std::replace(out.begin() + static_cast<std::ptrdiff_t>(at), out.end(), '\n', ' ');
+  };
+  const std::string_view bytes =
+      info.plan != nullptr ? payload.substr(std::min(info.plan->reads_from(), payload.size()))
+                           : payload;
+  if (bytes.size() > kPrintedBytes) {
+    print_here();
+    return;
   }
-  return slot.text;
+  Printed& slot = printed[(std::hash<std::string_view>{}(bytes) + type * 0x9E3779B97F4A7C15ULL) %
+                          kPrintedSlots];
+  if (!slot.holds(type, bytes)) {
+    print_here();
+    slot.text.clear();
+    if (out.size() - at <= kPrintedText) {
+      slot.type = type;
+      slot.size = static_cast<std::uint16_t>(bytes.size());
+      std::memcpy(slot.bytes.data(), bytes.data(), bytes.size());
+      slot.text.assign(out, at);
+    }
+    return;
+  }
+  out.append(slot.text);
+}
+
+void EventDecoder::Impl::append_library_fields(tep_record& record, std::string& out) const {
+  if (tep_event* event = tep_find_event_by_record(tep, &record);
+      event != nullptr && (event->flags & TEP_EVENT_FL_FAILED) != 0)
+    out.append(fields_of(*event, record)); // not "[FAILED TO PARSE] ..."
+  else
+    out.append(print(record, TEP_PRINT_INFO));
 }
 
 std::string_view EventDecoder::Impl::latency_of(const char* data, LibraryRecord& library) const {
@@ -540,13 +584,7 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
     out.append(info->event->name);
     out.append(": ");
     fields_at = out.size();
-    if (info->plan != nullptr) {
-      info->plan->append(data, payload.size(), out);
-      if (info->plan->may_break_line()) // one line, as info_of() makes it
-        std::replace(out.begin() + static_cast<std::ptrdiff_t>(fields_at), out.end(), '\n', ' ');
-    } else {
-      out.append(d.info_of(library.get()));
-    }
+    d.append_fields(*info, type, payload, library, out);
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
       out.append(" */");

@@ -286,6 +286,39 @@ TEST_CASE("printed fields are remembered by the record's bytes, never another re
     }
 }
 
+TEST_CASE("a plan's fields are remembered by the bytes it reads: a common field when it does") {
+  Tep t(kExit61);
+  const std::string own_pid =
+      format("mm_test_own_pid", 641, "\tfield:int order;\toffset:8;\tsize:4;\tsigned:1;\n",
+             "\"pid=%d order=%d\", REC->common_pid, REC->order");
+  REQUIRE(tep_parse_event(t.tep, own_pid.data(), own_pid.size(), "vmscan") == 0);
+  REQUIRE(PrintPlan::make(*tep_find_event(t.tep, 641)) != nullptr);
+  EventDecoder decoder(t.tep);
+  // More distinct records than the memory has slots, each printed twice:
+  // the same order for every pid, and the same fields after the pid for
+  // direct reclaim's begin, whose print reads no common field.
+  for (int round = 0; round < 2; ++round)
+    for (std::int32_t pid = 1; pid < 3000; ++pid) {
+      Payload own(641, pid, 12);
+      own.put<std::int32_t>(8, 3);
+      std::string scratch;
+      CHECK(text_of(decoder.decode(own.event(0, 1)), scratch).fields ==
+            "pid=" + std::to_string(pid) + " order=3");
+      Payload begin(637, pid, 24);
+      begin.put<std::int32_t>(8, pid % 7).put<std::uint64_t>(16, 0xcc0);
+      CHECK(text_of(decoder.decode(begin.event(1, 2)), scratch).fields ==
+            "order=" + std::to_string(pid % 7) + " gfp_flags=GFP_KERNEL");
+    }
+  // A record longer than the memory keeps: printed each time, right.
+  for (std::int32_t order = 0; order < 4; ++order) {
+    Payload longer(637, 44, 600);
+    longer.put<std::int32_t>(8, order).put<std::uint64_t>(16, 0x40000);
+    std::string scratch;
+    CHECK(text_of(decoder.decode(longer.event(0, 3)), scratch).fields ==
+          "order=" + std::to_string(order) + " gfp_flags=__GFP_COMP");
+  }
+}
+
 TEST_CASE("another trace clock than local: a return ends when its record was written") {
   Tep t(kExit61);
   EventDecoder decoder(t.tep, LineStyle::Graph, ReturnTime::Written);

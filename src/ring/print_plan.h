@@ -52,6 +52,11 @@ public:
   // or one in a flag's name).
   bool may_break_line() const { return may_break_line_; }
 
+  // The first byte of a payload that append() reads (SIZE_MAX: none): its
+  // text is the same for every payload whose bytes from there on are, and
+  // whose size is (a field past it reads as 0).
+  std::size_t reads_from() const { return reads_from_; }
+
 private:
   // An integer expression: a field, a constant, a cast's mask, an
   // operator.
@@ -134,6 +139,7 @@ private:
   std::vector<Piece> pieces_;
   std::size_t expected_size_ = 0; // what a line takes, mostly
   bool may_break_line_ = false;
+  std::size_t reads_from_ = SIZE_MAX;
   tep_handle* tep_ = nullptr; // names functions
   // Functions named so far, by address and form (a shrinker's few hundred
   // repeat on every call).

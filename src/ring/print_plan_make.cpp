@@ -2,6 +2,7 @@
 // (ring/print_plan.h); print_plan.cpp prints with it.
 #include "ring/print_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -478,6 +479,9 @@ std::unique_ptr<PrintPlan> PrintPlan::make(const tep_event& event) {
   for (const Piece& piece : plan->pieces_)
     if (piece.kind == Piece::Kind::Function)
       plan->functions_.resize(kFunctionSlots);
+  for (const Number& n : plan->numbers_)
+    if (n.kind == Number::Kind::Field)
+      plan->reads_from_ = std::min<std::size_t>(plan->reads_from_, n.offset);
   return plan;
 }
 
