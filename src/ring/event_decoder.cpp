@@ -395,10 +395,8 @@ void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data)
     slot.instance = instance;
     slot.text.clear();
     append_function_text(tep, function, FunctionOffset::With, slot.text);
-    char text[64];
-    std::snprintf(text, sizeof text,
-                  " %p:", reinterpret_cast<void*>(static_cast<std::uintptr_t>(instance)));
-    slot.text += text;
+    char pointer[kMaxPointerText];
+    slot.text.append(" ").append(pointer_text(instance, pointer)).append(":");
   }
   shrinker = slot.text;
 }

@@ -2,6 +2,8 @@
 
 #include "util/digits.h"
 
+#include <cstdio>
+
 extern "C" {
 #include <event-parse.h>
 }
@@ -19,6 +21,12 @@ void append_function_text(tep_handle* tep, std::uint64_t address, FunctionOffset
   out.append(name);
   if (offset == FunctionOffset::With)
     out.append("+").append(hex_text(address - tep_find_function_address(tep, address), hex));
+}
+
+std::string_view pointer_text(std::uint64_t address, char (&buffer)[kMaxPointerText]) {
+  const int n = std::snprintf(buffer, sizeof buffer, "%p",
+                              reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
+  return n > 0 ? std::string_view(buffer, static_cast<std::size_t>(n)) : std::string_view();
 }
 
 } // namespace allocwatch

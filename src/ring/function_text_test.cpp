@@ -38,5 +38,13 @@ TEST_CASE("append_function_text: as print_function() writes %ps and %pS") {
   tep_free(tep);
 }
 
+TEST_CASE("pointer_text: as print_arg_pointer() writes %p") {
+  char buffer[kMaxPointerText];
+  CHECK(pointer_text(0xffff888012345678ULL, buffer) == "0xffff888012345678");
+  CHECK(pointer_text(0x1000, buffer) == "0x1000");
+  CHECK(pointer_text(~0ULL, buffer) == "0xffffffffffffffff");
+  CHECK(pointer_text(0, buffer) == "(nil)");
+}
+
 } // namespace
 } // namespace allocwatch

@@ -291,12 +291,8 @@ void PrintPlan::append(const void* payload, std::size_t size, std::string& text)
       break;
     case Piece::Kind::Pointer: {
       // print_arg_pointer(): "%p" whatever the conversion's flags.
-      char buffer[32];
-      const int n = std::snprintf(
-          buffer, sizeof buffer, "%p",
-          reinterpret_cast<void*>(static_cast<std::intptr_t>(evaluate(piece.arg, data, size))));
-      if (n > 0)
-        out.put(buffer, static_cast<std::size_t>(n));
+      char buffer[kMaxPointerText];
+      out.put(pointer_text(evaluate(piece.arg, data, size), buffer));
       break;
     }
     }
