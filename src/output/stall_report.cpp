@@ -263,15 +263,16 @@ void write_row_json(std::ostream& out, const StallRow& row) {
       << ",\"comm\":";
   write_json_string(out, row.other ? kOtherTasks : std::string_view(row.comm));
   // The task's cgroup and its ids, each where known.
-  for (const auto& [key, value] :
-       {std::pair<std::string_view, std::string_view>{"cgroup", row.cgroup},
-        {"container_id", row.container_id},
-        {"pod_uid", row.pod_uid}}) {
-    if (value.empty())
-      continue;
-    out << ",\"" << key << "\":";
-    write_json_string(out, value);
-  }
+  if (row.cgroup != nullptr)
+    for (const auto& [key, value] :
+         {std::pair<std::string_view, std::string_view>{"cgroup", row.cgroup->path},
+          {"container_id", row.cgroup->container.id},
+          {"pod_uid", row.cgroup->container.pod_uid}}) {
+      if (value.empty())
+        continue;
+      out << ",\"" << key << "\":";
+      write_json_string(out, value);
+    }
   out << ",\"kind\":";
   write_json_string(out, row.kind);
   out << ",\"span\":";

@@ -1,3 +1,4 @@
+#include "cgroup/task_cgroups.h"
 #include "output/stall_report.h"
 #include "tracepoints.h"
 
@@ -135,6 +136,34 @@ TEST_CASE("report json: one record per row, with the issue's keys") {
         "{\"low\":2048,\"high\":4096,\"count\":1}]}\n"
         "{\"type\":\"histogram\",\"kind\":\"direct reclaim\",\"unit\":\"us\",\"buckets\":["
         "{\"low\":1024,\"high\":2048,\"count\":1}]}\n");
+}
+
+TEST_CASE("report json: a row names its task's cgroup as of its newest stall, where known") {
+  StallStats stats;
+  const std::string id(64, 'c');
+  TaskCgroup first{CgroupVersion::V1, "/allocwatch-test-a", {}};
+  TaskCgroup moved{CgroupVersion::V2, "/docker/" + id, {Runtime::Docker, id, "", ""}};
+  const auto stall = [&](std::int32_t pid, const TaskCgroup* cgroup, Nanos start) {
+    const std::vector<std::string_view> lines = {"x"};
+    const std::vector<Tracepoint> tracepoints = tracepoints_of_lines(lines);
+    Incident incident{"__alloc_pages", "allocation",   false, pid,        "memhog",
+                      start,           start + 2 * ms, lines, tracepoints};
+    incident.cgroup = cgroup;
+    stats.incident(incident);
+  };
+  stall(170, &first, 0);
+  stall(171, nullptr, 0); // not looked up: no keys
+  CHECK(json(stats).find("\"pid\":170,\"comm\":\"memhog\",\"cgroup\":\"/allocwatch-test-a\","
+                         "\"kind\"") != std::string::npos);
+  stall(170, &moved, 10 * ms);
+  moved.path = "/elsewhere"; // the row keeps its own copy
+  const std::string out = json(stats);
+  CHECK(out.find("\"pid\":170,\"comm\":\"memhog\",\"cgroup\":\"/docker/" + id +
+                 "\",\"container_id\":\"" + id + "\",\"kind\"") != std::string::npos);
+  CHECK(out.find("allocwatch-test-a") == std::string::npos);
+  CHECK(out.find("\"pid\":171,\"comm\":\"memhog\",\"kind\"") != std::string::npos);
+  stall(170, nullptr, 20 * ms); // unknown this time: the newest known stays
+  CHECK(json(stats).find("\"cgroup\":\"/docker/" + id) != std::string::npos);
 }
 
 TEST_CASE("report json: folded rows say so") {

@@ -259,19 +259,16 @@ StallRow& StallStats::row_for(const Incident& incident) {
     rename_task(key.pid, incident.comm);
   row->comm = name->comm;
   ++name->rows;
-  row->cgroup.clear();
-  row->container_id.clear();
-  row->pod_uid.clear();
+  row->cgroup.reset();
   attribute(*row, incident);
   return *row;
 }
 
 void StallStats::attribute(StallRow& row, const Incident& incident) {
-  if (incident.cgroup == nullptr || row.cgroup == incident.cgroup->path)
+  if (incident.cgroup == nullptr ||
+      (row.cgroup != nullptr && row.cgroup->path == incident.cgroup->path))
     return;
-  row.cgroup = incident.cgroup->path;
-  row.container_id = incident.cgroup->container.id;
-  row.pod_uid = incident.cgroup->container.pod_uid;
+  row.cgroup = std::make_shared<const TaskCgroup>(*incident.cgroup);
 }
 
 void StallStats::rename_task(std::int32_t pid, std::string_view comm) {
@@ -315,8 +312,6 @@ void StallStats::fold_smallest_rows() {
                                           folded.instance,
                                           folded.background,
                                           true,
-                                          {},
-                                          {},
                                           {},
                                           {},
                                           {}});

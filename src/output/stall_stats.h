@@ -18,6 +18,7 @@
 
 #include "bind/incident.h"
 #include "bind/shrinker_stats.h"
+#include "cgroup/task_cgroups.h"
 #include "kernel/vocabulary.h"
 #include "output/latency.h"
 #include "output/stall_yield.h"
@@ -55,10 +56,10 @@ struct StallRow {
   bool background = false;
   bool other = false; // the sum of the task rows folded to make room
   // The task's memory cgroup and its container, where the run learnt them
-  // (cli/attribution.h): as of its newest stall. Empty when unknown.
-  std::string cgroup;
-  std::string container_id;
-  std::string pod_uid;
+  // (cli/attribution.h): as of its newest stall. Null when unknown, as in
+  // every replay of a text trace: a pointer, so that a thousand rows
+  // without one do not each carry three empty strings.
+  std::shared_ptr<const TaskCgroup> cgroup;
   LatencySketch durations;
   // What its stalls got: their orders, and what reclaim and compaction
   // yielded (the same lines as the reclaim table's, summed per task).
