@@ -49,9 +49,9 @@ class LineReader {
 public:
   // `chunk` is the initial buffer size and the most asked of one read();
   // the buffer grows when a single line does not fit, up to what the longest
-  // line needs. 256 KiB: a replay of 1 GB makes 4096 reads, and the buffer
+  // line needs. 128 KiB: a replay of 1 GB makes 8192 reads, and the buffer
   // is a small part of peak RSS (trace_pipe gives a page a read anyway).
-  explicit LineReader(ByteSource& source, std::size_t chunk = 256 << 10);
+  explicit LineReader(ByteSource& source, std::size_t chunk = 128 << 10);
 
   // Sets `line` to the next line without its '\n' (nor a '\r' before it:
   // a trace that went through a Windows editor reads the same) and returns
