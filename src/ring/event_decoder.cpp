@@ -108,16 +108,16 @@ struct EventDecoder::Impl {
   tep_handle* tep;
   LineStyle style;
   ReturnTime return_time;
-  std::vector<EventInfo> infos;                             // by event id, filled on first sight
-  std::vector<bool> known;                                  // whether infos[id] was looked up
-  std::unordered_map<std::uint64_t, std::string> functions; // address -> symbol
+  std::vector<EventInfo> infos; // by event id, filled on first sight
+  std::vector<bool> known;      // whether infos[id] was looked up
+  FunctionNames functions;      // graph functions' names
   Record record;
   std::string blob;                                    // the record's blob
   std::string comm;                                    // the record's comm
   std::int32_t comm_pid = -1;                          // whose comm `comm` is; -1: none
   std::unordered_map<std::int32_t, std::string> named; // name_task()'s
   std::uint64_t names_forgotten = 0;                   // times `named` was cleared
-  std::string name;                                    // a function with no symbol: its address
+  std::string name; // the record's function: a copy, as `functions` may forget
   std::string lost_line;
   mutable std::string_view shrinker; // the record's shrinker, as format() prints it
   // Shrinkers named so far, by their function and instance: a kernel has a
@@ -185,13 +185,21 @@ struct EventDecoder::Impl {
   mutable std::uint16_t last_latency_key = 0;
   mutable std::string_view last_latency; // latency's entry for last_latency_key
 
-  Impl(tep_handle* t, LineStyle s, ReturnTime r) : tep(t), style(s), return_time(r) {
+  // Graph functions named at once: a profile traces tens; a trace of every
+  // function some thousands.
+  static constexpr std::size_t kFunctionNames = 4096;
+
+  Impl(tep_handle* t, LineStyle s, ReturnTime r)
+      : tep(t), style(s), return_time(r), functions(t, kFunctionNames) {
     trace_seq_init(&seq);
   }
   ~Impl() { trace_seq_destroy(&seq); }
 
   const EventInfo& info(int id);
-  std::string_view function_name(std::uint64_t address);
+  // Valid until the next lookup.
+  std::string_view function_name(std::uint64_t address) {
+    return functions.text(address, FunctionOffset::Without);
+  }
   // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:",
   // into `shrinker`, which lives until the next call.
   void print_shrinker(const EventInfo& info, const void* data) const;
@@ -278,16 +286,6 @@ const EventInfo& EventDecoder::Impl::info(int id) {
       info.event = nullptr;
   }
   return info;
-}
-
-std::string_view EventDecoder::Impl::function_name(std::uint64_t address) {
-  auto found = functions.find(address);
-  if (found == functions.end()) {
-    std::string text;
-    append_function_text(tep, address, FunctionOffset::Without, text);
-    found = functions.emplace(address, std::move(text)).first;
-  }
-  return found->second;
 }
 
 void EventDecoder::Impl::append_fields(const EventInfo& info, std::uint16_t type,
@@ -441,7 +439,8 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.kind = LineKind::GraphEntry;
     r.format = TraceFormat::Graph;
     r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
-    r.name = d.function_name(d.number(info.func, event.data));
+    d.name.assign(d.function_name(d.number(info.func, event.data)));
+    r.name = d.name;
     break;
   case Shape::GraphExit: {
     const std::uint64_t calltime = d.number(info.calltime, event.data);
@@ -453,7 +452,8 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.ts = static_cast<Nanos>(d.return_time == ReturnTime::Rettime ? rettime : event.ts);
     r.duration = static_cast<Nanos>(rettime - calltime);
     r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
-    r.name = d.function_name(d.number(info.func, event.data));
+    d.name.assign(d.function_name(d.number(info.func, event.data)));
+    r.name = d.name;
     break;
   }
   }

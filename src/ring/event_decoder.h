@@ -11,7 +11,8 @@
 //
 // - funcgraph_exit: a GraphReturn whose ts is `rettime` (see ReturnTime)
 //   and duration is `rettime - calltime`, exact in ns; its name is the
-//   function's symbol, resolved once per address (tep_find_function).
+//   function's symbol (tep_find_function), remembered for 4096 addresses
+//   at a time (function_text.h's FunctionNames).
 // - funcgraph_entry: a GraphEntry at the record's time.
 // - any other event: an Event named as its format names it.
 // - common_pid 0 and the comm: as saved_cmdlines (or the trace.dat) gives

@@ -29,4 +29,22 @@ std::string_view pointer_text(std::uint64_t address, char (&buffer)[kMaxPointerT
   return n > 0 ? std::string_view(buffer, static_cast<std::size_t>(n)) : std::string_view();
 }
 
+FunctionNames::FunctionNames(tep_handle* tep, std::size_t capacity)
+    : tep_(tep), capacity_(capacity) {}
+
+std::string_view FunctionNames::text(std::uint64_t address, FunctionOffset offset) {
+  const Key key{address, offset};
+  if (const auto found = kept_.find(key); found != kept_.end())
+    return found->second;
+  longer_.clear();
+  append_function_text(tep_, address, offset, longer_);
+  if (longer_.size() > kMaxKeptText)
+    return longer_;
+  if (kept_.size() >= capacity_) {
+    kept_.clear();
+    ++forgotten_;
+  }
+  return kept_.emplace(key, longer_).first->second;
+}
+
 } // namespace allocwatch

@@ -8,12 +8,16 @@
 //   append_function_text(tep, address, FunctionOffset::With, text);
 //   char buffer[kMaxPointerText];
 //   text += pointer_text(address, buffer);
+//
+//   FunctionNames names(tep, 4096);            // the same texts, remembered
+//   std::string_view name = names.text(address, FunctionOffset::Without);
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 struct tep_handle;
 
@@ -30,5 +34,44 @@ void append_function_text(tep_handle* tep, std::uint64_t address, FunctionOffset
 // `buffer`; the view lives as long as the buffer.
 constexpr std::size_t kMaxPointerText = 24;
 std::string_view pointer_text(std::uint64_t address, char (&buffer)[kMaxPointerText]);
+
+// The texts append_function_text() writes, remembered by address and form:
+// a trace names the same functions on every call, and each lookup is a
+// search of the tep's table. At most `capacity` texts are kept, all
+// forgotten at once when another would pass that (a forged trace.dat may
+// name a new address in every record), and a text longer than kMaxKeptText
+// (a kernel symbol has at most KSYM_NAME_LEN, 512 bytes; a forged file's
+// table may hold longer) is made again at each call: the memory stays
+// bounded whatever a trace holds.
+class FunctionNames {
+public:
+  static constexpr std::size_t kMaxKeptText = 640;
+  // `tep` names the addresses and must outlive this.
+  FunctionNames(tep_handle* tep, std::size_t capacity);
+
+  // The text of `address`, valid until the next call.
+  std::string_view text(std::uint64_t address, FunctionOffset offset);
+
+  // Texts kept now, and how often all were forgotten (for tests).
+  std::size_t kept() const { return kept_.size(); }
+  std::uint64_t forgotten() const { return forgotten_; }
+
+private:
+  struct Key {
+    std::uint64_t address;
+    FunctionOffset offset;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+      return std::hash<std::uint64_t>{}(key.address) ^ static_cast<std::size_t>(key.offset);
+    }
+  };
+  tep_handle* tep_;
+  std::size_t capacity_;
+  std::unordered_map<Key, std::string, KeyHash> kept_;
+  std::uint64_t forgotten_ = 0;
+  std::string longer_; // the last text too long to keep
+};
 
 } // namespace allocwatch

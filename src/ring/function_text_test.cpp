@@ -1,4 +1,5 @@
 #include "ring/function_text.h"
+#include "util/digits.h"
 
 #include <doctest/doctest.h>
 
@@ -35,6 +36,38 @@ TEST_CASE("append_function_text: as print_function() writes %ps and %pS") {
   // Before every function: the address itself.
   CHECK(text_of(tep, 0xffffffff81000000ULL, with) == "<0xffffffff81000000");
   CHECK(text_of(tep, 0, without) == "<0x0");
+  tep_free(tep);
+}
+
+TEST_CASE("FunctionNames: the texts of append_function_text, kept within their bounds") {
+  tep_handle* tep = tep_alloc();
+  REQUIRE(tep != nullptr);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("shrink_node"), 0xffffffff81234560ULL,
+                                nullptr) == 0);
+  const std::string long_name(FunctionNames::kMaxKeptText + 1, 'f');
+  REQUIRE(tep_register_function(tep, const_cast<char*>(long_name.c_str()), 0xffffffff81240000ULL,
+                                nullptr) == 0);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("_etext"), 0xffffffff81300000ULL, nullptr) ==
+          0);
+  FunctionNames names(tep, 8);
+  CHECK(names.text(0xffffffff81234560ULL, FunctionOffset::Without) == "shrink_node");
+  CHECK(names.text(0xffffffff81234570ULL, FunctionOffset::With) == "shrink_node+0x10");
+  CHECK(names.text(0xffffffff81234560ULL, FunctionOffset::With) == "shrink_node+0x0");
+  CHECK(names.text(0xffffffff81234560ULL, FunctionOffset::Without) == "shrink_node");
+  CHECK(names.kept() == 3);
+  // A text longer than a kernel symbol is made each time, never kept.
+  CHECK(names.text(0xffffffff81240008ULL, FunctionOffset::Without) == long_name);
+  CHECK(names.kept() == 3);
+  // A trace that names a new address in every record: never more than 8
+  // kept, each text still right.
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const std::uint64_t address = 0x1000 + i * 8;
+    char hex[kMaxHexText];
+    REQUIRE(names.text(address, FunctionOffset::Without) == hex_text(address, hex));
+    REQUIRE(names.kept() <= 8);
+  }
+  CHECK(names.forgotten() >= 1000 / 8 - 1);
+  CHECK(names.text(0xffffffff81234570ULL, FunctionOffset::With) == "shrink_node+0x10");
   tep_free(tep);
 }
 

@@ -257,14 +257,7 @@ void PrintPlan::append_printf(const Piece& piece, std::uint64_t value, Cursor& o
 
 // print_function(), remembered by address.
 void PrintPlan::append_function(const Piece& piece, std::uint64_t address, Cursor& out) const {
-  NamedFunction& slot = functions_[(address * 0x9E3779B97F4A7C15ULL >> 56) % kFunctionSlots];
-  if (slot.text.empty() || slot.address != address || slot.offset != piece.offset) {
-    slot.address = address;
-    slot.offset = piece.offset;
-    slot.text.clear();
-    append_function_text(tep_, address, piece.offset, slot.text);
-  }
-  out.put(slot.text);
+  out.put(functions_->text(address, piece.offset));
 }
 
 void PrintPlan::append(const void* payload, std::size_t size, std::string& text) const {

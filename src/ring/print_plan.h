@@ -140,16 +140,10 @@ private:
   std::size_t expected_size_ = 0; // what a line takes, mostly
   bool may_break_line_ = false;
   std::size_t reads_from_ = SIZE_MAX;
-  tep_handle* tep_ = nullptr; // names functions
-  // Functions named so far, by address and form (a shrinker's few hundred
-  // repeat on every call).
-  struct NamedFunction {
-    std::uint64_t address = 0;
-    FunctionOffset offset = FunctionOffset::Without;
-    std::string text; // empty: not filled
-  };
-  static constexpr std::size_t kFunctionSlots = 256;
-  mutable std::vector<NamedFunction> functions_;
+  // Functions named so far, where the format prints one (a shrinker's
+  // few hundred repeat on every call).
+  static constexpr std::size_t kFunctionNames = 1024;
+  mutable std::unique_ptr<FunctionNames> functions_;
 };
 
 } // namespace allocwatch

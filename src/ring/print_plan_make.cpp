@@ -470,15 +470,14 @@ private:
 
 std::unique_ptr<PrintPlan> PrintPlan::make(const tep_event& event) {
   std::unique_ptr<PrintPlan> plan(new PrintPlan());
-  plan->tep_ = event.tep;
   // libtraceevent's lookups take the event as mutable; the plan changes
   // nothing in it.
   Builder builder(const_cast<tep_event&>(event), *plan);
   if (!builder.build())
     return nullptr;
   for (const Piece& piece : plan->pieces_)
-    if (piece.kind == Piece::Kind::Function)
-      plan->functions_.resize(kFunctionSlots);
+    if (piece.kind == Piece::Kind::Function && plan->functions_ == nullptr)
+      plan->functions_ = std::make_unique<FunctionNames>(event.tep, kFunctionNames);
   for (const Number& n : plan->numbers_)
     if (n.kind == Number::Kind::Field)
       plan->reads_from_ = std::min<std::size_t>(plan->reads_from_, n.offset);
