@@ -119,7 +119,8 @@ struct EventDecoder::Impl {
   std::uint64_t names_forgotten = 0;                   // times `named` was cleared
   std::string name; // the record's function: a copy, as `functions` may forget
   std::string lost_line;
-  mutable std::string_view shrinker; // the record's shrinker, as format() prints it
+  mutable std::string_view shrinker; // print_shrinker()'s text, until its next call
+  std::string record_shrinker;       // the record's: a copy, as format() may print others
   // Shrinkers named so far, by their function and instance: a kernel has a
   // few hundred, and each call would otherwise print its name again.
   struct NamedShrinker {
@@ -128,6 +129,9 @@ struct EventDecoder::Impl {
     std::string text;
   };
   mutable std::vector<NamedShrinker> shrinkers = std::vector<NamedShrinker>(kShrinkerSlots);
+  // A shrinker's text too long to keep (FunctionNames' bound): made at
+  // each call.
+  mutable std::string longer_shrinker;
   // For format(): the payload copy and the libtraceevent output.
   // Zeroed by calloc, whose pages of this size the kernel gives zeroed and
   // makes resident only where a payload is copied or read.
@@ -388,14 +392,22 @@ void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data)
   const std::uint64_t function = number(info.shrink, data);
   const std::uint64_t instance = number(info.shr, data);
   NamedShrinker& slot = shrinkers[(function * 0x9E3779B97F4A7C15ULL ^ instance) % kShrinkerSlots];
-  if (slot.text.empty() || slot.function != function || slot.instance != instance) {
-    slot.function = function;
-    slot.instance = instance;
-    slot.text.clear();
-    append_function_text(tep, function, FunctionOffset::With, slot.text);
-    char pointer[kMaxPointerText];
-    slot.text.append(" ").append(pointer_text(instance, pointer)).append(":");
+  if (!slot.text.empty() && slot.function == function && slot.instance == instance) {
+    shrinker = slot.text;
+    return;
   }
+  longer_shrinker.clear();
+  append_function_text(tep, function, FunctionOffset::With, longer_shrinker);
+  char pointer[kMaxPointerText];
+  longer_shrinker.append(" ").append(pointer_text(instance, pointer)).append(":");
+  if (longer_shrinker.size() > FunctionNames::kMaxKeptText) { // a forged file's symbol
+    slot.text.clear();
+    shrinker = longer_shrinker;
+    return;
+  }
+  slot.function = function;
+  slot.instance = instance;
+  slot.text = longer_shrinker;
   shrinker = slot.text;
 }
 
@@ -432,7 +444,8 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.name = info.event->name;
     if (info.shrink != nullptr && info.shr != nullptr) {
       d.print_shrinker(info, event.data);
-      r.shrinker = d.shrinker;
+      d.record_shrinker.assign(d.shrinker);
+      r.shrinker = d.record_shrinker;
     }
     break;
   case Shape::GraphEntry:

@@ -1,9 +1,11 @@
 #include "event_format.h"
 #include "ring/event_decoder.h"
 #include "ring/event_formats.h"
+#include "ring/function_text.h"
 #include "ring/print_plan.h"
 #include "trace/parser.h"
 #include "trace/record_text.h"
+#include "util/digits.h"
 
 #include <cstring>
 #include <doctest/doctest.h>
@@ -263,6 +265,50 @@ TEST_CASE("a shrinker's name is made without printing, exactly as the line print
   CHECK(decoder.decode(start.event(0, 1)).shrinker == "super_cache_scan+0x0 0xffff888102b24780:");
   Payload other(637, 2143, 24);
   CHECK(decoder.decode(other.event(0, 1)).shrinker.empty());
+}
+
+TEST_CASE("names of any length, of any number of addresses: right, and the record's own") {
+  Tep t(kExit61);
+  // A forged file's symbol, longer than any kernel's: printed whole, each time.
+  const std::string long_name(FunctionNames::kMaxKeptText + 10, 's');
+  REQUIRE(tep_register_function(t.tep, const_cast<char*>(long_name.c_str()), 0xffffffff81500000ULL,
+                                nullptr) == 0);
+  char etext[] = "_etext";
+  REQUIRE(tep_register_function(t.tep, etext, 0xffffffff81600000ULL, nullptr) == 0);
+  EventDecoder decoder(t.tep);
+  Payload start(631, 2143, 28);
+  start.put<std::uint64_t>(8, 0xffff888102b24780ULL).put<std::uint64_t>(16, 0xffffffff81500010ULL);
+  for (int i = 0; i < 2; ++i)
+    CHECK(decoder.decode(start.event(0, 1)).shrinker == long_name + "+0x10 0xffff888102b24780:");
+
+  // Graph entries of more addresses than are remembered at once: each
+  // record keeps its own name while other lines are printed.
+  const auto entry = [](std::uint64_t address) {
+    Payload p(11, 44, 20);
+    p.put<std::uint64_t>(8, address).put<std::uint32_t>(16, 1);
+    return p;
+  };
+  const auto hex = [](std::uint64_t address) {
+    char text[kMaxHexText];
+    return std::string(hex_text(address, text));
+  };
+  // A held record's blob, printed again with another address each time:
+  // the function's bytes lie 8 bytes into the payload, its last 20.
+  std::string held(decoder.decode(entry(0x2000).event(0, 5)).blob);
+  const std::size_t func_at = held.size() - 20 + 8;
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    const std::uint64_t address = 0x10000 + i * 16;
+    const Payload p = entry(address);
+    const Record& r = decoder.decode(p.event(0, 10 + i));
+    REQUIRE(r.kind == LineKind::GraphEntry);
+    const std::uint64_t printed_address = 0x40000000 + i * 16;
+    std::memcpy(held.data() + func_at, &printed_address, sizeof printed_address);
+    std::string line;
+    std::size_t at = 0, size = 0;
+    decoder.format(held, line, at, size); // a new name: may forget every one
+    REQUIRE(line.find(hex(printed_address) + "() {") != std::string::npos);
+    REQUIRE(r.name == hex(address));
+  }
 }
 
 TEST_CASE("printed fields are remembered by the record's bytes, never another record's") {
