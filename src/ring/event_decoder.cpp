@@ -38,8 +38,6 @@ constexpr std::uint32_t kMaxPayload = 1u << 20;
 constexpr std::size_t kPrintedSlots = 512;
 constexpr std::size_t kPrintedBytes = 128;
 constexpr std::size_t kPrintedText = 1024;
-// Shrinkers' names remembered (see Impl::shrinkers).
-constexpr std::size_t kShrinkerSlots = 256;
 // A dynamic field (__data_loc) is a 16-bit offset and a 16-bit length into
 // its payload: libtraceevent follows them unchecked, so payloads are
 // formatted from a copy padded with this many zero bytes past its end.
@@ -119,19 +117,8 @@ struct EventDecoder::Impl {
   std::uint64_t names_forgotten = 0;                   // times `named` was cleared
   std::string name; // the record's function: a copy, as `functions` may forget
   std::string lost_line;
-  mutable std::string_view shrinker; // print_shrinker()'s text, until its next call
-  std::string record_shrinker;       // the record's: a copy, as format() may print others
-  // Shrinkers named so far, by their function and instance: a kernel has a
-  // few hundred, and each call would otherwise print its name again.
-  struct NamedShrinker {
-    std::uint64_t function = 0;
-    std::uint64_t instance = 0;
-    std::string text;
-  };
-  mutable std::vector<NamedShrinker> shrinkers = std::vector<NamedShrinker>(kShrinkerSlots);
-  // A shrinker's text too long to keep (FunctionNames' bound): made at
-  // each call.
-  mutable std::string longer_shrinker;
+  mutable ShrinkerNames shrinkers;
+  std::string record_shrinker; // the record's: a copy, as format() may name others
   // For format(): the payload copy and the libtraceevent output.
   // Zeroed by calloc, whose pages of this size the kernel gives zeroed and
   // makes resident only where a payload is copied or read.
@@ -194,7 +181,7 @@ struct EventDecoder::Impl {
   static constexpr std::size_t kFunctionNames = 4096;
 
   Impl(tep_handle* t, LineStyle s, ReturnTime r)
-      : tep(t), style(s), return_time(r), functions(t, kFunctionNames) {
+      : tep(t), style(s), return_time(r), functions(t, kFunctionNames), shrinkers(t) {
     trace_seq_init(&seq);
   }
   ~Impl() { trace_seq_destroy(&seq); }
@@ -204,9 +191,11 @@ struct EventDecoder::Impl {
   std::string_view function_name(std::uint64_t address) {
     return functions.text(address, FunctionOffset::Without);
   }
-  // "%pS %p:" as libtraceevent prints them: "symbol+0xoffset 0xinstance:",
-  // into `shrinker`, which lives until the next call.
-  void print_shrinker(const EventInfo& info, const void* data) const;
+  // The record's "%pS %p:" of its shrink and shr fields, valid until the
+  // next call.
+  std::string_view shrinker_of(const EventInfo& info, const void* data) const {
+    return shrinkers.text(number(info.shrink, data), number(info.shr, data));
+  }
   // tep_read_number_field(): the field's value, 0 if it has no number's
   // size; read here when the records are of this host's byte order.
   std::uint64_t number(tep_format_field* field, const void* data) const {
@@ -355,8 +344,7 @@ std::string EventDecoder::Impl::fields_of(tep_event& event, tep_record& record) 
           ? &infos[static_cast<std::size_t>(event.id)]
           : nullptr;
   if (info != nullptr && info->shrink != nullptr && info->shr != nullptr) {
-    print_shrinker(*info, record.data);
-    text.append(shrinker);
+    text.append(shrinker_of(*info, record.data));
   }
   for (tep_format_field* field = event.format.fields; field != nullptr; field = field->next) {
     if (info != nullptr && (field == info->shrink || field == info->shr))
@@ -386,29 +374,6 @@ std::string EventDecoder::Impl::fields_of(tep_event& event, tep_record& record) 
     }
   }
   return text;
-}
-
-void EventDecoder::Impl::print_shrinker(const EventInfo& info, const void* data) const {
-  const std::uint64_t function = number(info.shrink, data);
-  const std::uint64_t instance = number(info.shr, data);
-  NamedShrinker& slot = shrinkers[(function * 0x9E3779B97F4A7C15ULL ^ instance) % kShrinkerSlots];
-  if (!slot.text.empty() && slot.function == function && slot.instance == instance) {
-    shrinker = slot.text;
-    return;
-  }
-  longer_shrinker.clear();
-  append_function_text(tep, function, FunctionOffset::With, longer_shrinker);
-  char pointer[kMaxPointerText];
-  longer_shrinker.append(" ").append(pointer_text(instance, pointer)).append(":");
-  if (longer_shrinker.size() > FunctionNames::kMaxKeptText) { // a forged file's symbol
-    slot.text.clear();
-    shrinker = longer_shrinker;
-    return;
-  }
-  slot.function = function;
-  slot.instance = instance;
-  slot.text = longer_shrinker;
-  shrinker = slot.text;
 }
 
 EventDecoder::EventDecoder(tep_handle* tep, LineStyle style, ReturnTime return_time)
@@ -443,8 +408,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.format = d.style == LineStyle::Graph ? TraceFormat::Graph : TraceFormat::Events;
     r.name = info.event->name;
     if (info.shrink != nullptr && info.shr != nullptr) {
-      d.print_shrinker(info, event.data);
-      d.record_shrinker.assign(d.shrinker);
+      d.record_shrinker.assign(d.shrinker_of(info, event.data));
       r.shrinker = d.record_shrinker;
     }
     break;

@@ -47,4 +47,24 @@ std::string_view FunctionNames::text(std::uint64_t address, FunctionOffset offse
   return kept_.emplace(key, longer_).first->second;
 }
 
+ShrinkerNames::ShrinkerNames(tep_handle* tep) : tep_(tep), slots_(kSlots) {}
+
+std::string_view ShrinkerNames::text(std::uint64_t function, std::uint64_t instance) {
+  Slot& slot = slots_[(function * 0x9E3779B97F4A7C15ULL ^ instance) % kSlots];
+  if (!slot.text.empty() && slot.function == function && slot.instance == instance)
+    return slot.text;
+  longer_.clear();
+  append_function_text(tep_, function, FunctionOffset::With, longer_);
+  char pointer[kMaxPointerText];
+  longer_.append(" ").append(pointer_text(instance, pointer)).append(":");
+  if (longer_.size() > FunctionNames::kMaxKeptText) {
+    slot.text.clear();
+    return longer_;
+  }
+  slot.function = function;
+  slot.instance = instance;
+  slot.text = longer_;
+  return slot.text;
+}
+
 } // namespace allocwatch

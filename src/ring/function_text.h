@@ -11,6 +11,8 @@
 //
 //   FunctionNames names(tep, 4096);            // the same texts, remembered
 //   std::string_view name = names.text(address, FunctionOffset::Without);
+//   ShrinkerNames shrinkers(tep);              // a shrinker call's "%pS %p:"
+//   std::string_view shrinker = shrinkers.text(function, instance);
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 struct tep_handle;
 
@@ -71,6 +74,32 @@ private:
   std::size_t capacity_;
   std::unordered_map<Key, std::string, KeyHash> kept_;
   std::uint64_t forgotten_ = 0;
+  std::string longer_; // the last text too long to keep
+};
+
+// A shrinker call's "%pS %p:" (its function, then its struct shrinker), as
+// mm_shrink_slab_start and _end print them: "super_cache_scan+0x0
+// 0xffff888102b24780:". Remembered in kSlots slots by function and
+// instance (a kernel has a few hundred shrinkers, each called again and
+// again); a text longer than FunctionNames::kMaxKeptText is made again at
+// each call.
+class ShrinkerNames {
+public:
+  static constexpr std::size_t kSlots = 256;
+  // `tep` names the functions and must outlive this.
+  explicit ShrinkerNames(tep_handle* tep);
+
+  // The text of the call, valid until the next call.
+  std::string_view text(std::uint64_t function, std::uint64_t instance);
+
+private:
+  struct Slot {
+    std::uint64_t function = 0;
+    std::uint64_t instance = 0;
+    std::string text; // empty: not filled
+  };
+  tep_handle* tep_;
+  std::vector<Slot> slots_;
   std::string longer_; // the last text too long to keep
 };
 

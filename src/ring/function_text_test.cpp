@@ -71,6 +71,28 @@ TEST_CASE("FunctionNames: the texts of append_function_text, kept within their b
   tep_free(tep);
 }
 
+TEST_CASE("ShrinkerNames: a call's \"%pS %p:\", right for any number of calls") {
+  tep_handle* tep = tep_alloc();
+  REQUIRE(tep != nullptr);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("super_cache_scan"), 0xffffffff81234900ULL,
+                                nullptr) == 0);
+  REQUIRE(tep_register_function(tep, const_cast<char*>("_etext"), 0xffffffff81300000ULL, nullptr) ==
+          0);
+  ShrinkerNames names(tep);
+  CHECK(names.text(0xffffffff81234900ULL, 0xffff888102b24780ULL) ==
+        "super_cache_scan+0x0 0xffff888102b24780:");
+  CHECK(names.text(0xffffffff81234908ULL, 0) == "super_cache_scan+0x8 (nil):");
+  // More instances than slots, twice over: every text its own call's.
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t i = 0; i < 4 * ShrinkerNames::kSlots; ++i) {
+      char hex[kMaxHexText];
+      const std::uint64_t instance = 0xffff888100000000ULL + i * 64;
+      REQUIRE(names.text(0xffffffff81234900ULL, instance) ==
+              "super_cache_scan+0x0 " + std::string(hex_text(instance, hex)) + ":");
+    }
+  tep_free(tep);
+}
+
 TEST_CASE("pointer_text: as print_arg_pointer() writes %p") {
   char buffer[kMaxPointerText];
   CHECK(pointer_text(0xffff888012345678ULL, buffer) == "0xffff888012345678");
