@@ -1,5 +1,6 @@
 #include "output/stall_report.h"
 
+#include "cgroup/task_cgroups.h"
 #include "output/json_text.h"
 #include "output/text_table.h"
 #include "util/escape.h"

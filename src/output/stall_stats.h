@@ -18,7 +18,6 @@
 
 #include "bind/incident.h"
 #include "bind/shrinker_stats.h"
-#include "cgroup/task_cgroups.h"
 #include "kernel/vocabulary.h"
 #include "output/latency.h"
 #include "output/stall_yield.h"
@@ -37,6 +36,8 @@
 #include <vector>
 
 namespace allocwatch {
+
+struct TaskCgroup; // cgroup/task_cgroups.h
 
 // One task's stalls of one kind and span (or, `other`, the tasks folded away).
 struct StallRow {
