@@ -115,7 +115,7 @@ struct EventDecoder::Impl {
   std::int32_t comm_pid = -1;                          // whose comm `comm` is; -1: none
   std::unordered_map<std::int32_t, std::string> named; // name_task()'s
   std::uint64_t names_forgotten = 0;                   // times `named` was cleared
-  std::string name; // the record's function: a copy, as `functions` may forget
+  std::string name;                                    // record_function()'s
   std::string lost_line;
   mutable ShrinkerNames shrinkers;
   std::string record_shrinker; // the record's: a copy, as format() may name others
@@ -190,6 +190,12 @@ struct EventDecoder::Impl {
   // Valid until the next lookup.
   std::string_view function_name(std::uint64_t address) {
     return functions.text(address, FunctionOffset::Without);
+  }
+  // The decoded record's function name, kept in `name` until the next
+  // decode: a line printed meanwhile may make `functions` forget it.
+  std::string_view record_function(std::uint64_t address) {
+    name.assign(function_name(address));
+    return name;
   }
   // The record's "%pS %p:" of its shrink and shr fields, valid until the
   // next call.
@@ -416,8 +422,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.kind = LineKind::GraphEntry;
     r.format = TraceFormat::Graph;
     r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
-    d.name.assign(d.function_name(d.number(info.func, event.data)));
-    r.name = d.name;
+    r.name = d.record_function(d.number(info.func, event.data));
     break;
   case Shape::GraphExit: {
     const std::uint64_t calltime = d.number(info.calltime, event.data);
@@ -429,8 +434,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
     r.ts = static_cast<Nanos>(d.return_time == ReturnTime::Rettime ? rettime : event.ts);
     r.duration = static_cast<Nanos>(rettime - calltime);
     r.depth = static_cast<std::uint16_t>(d.number(info.depth, event.data));
-    d.name.assign(d.function_name(d.number(info.func, event.data)));
-    r.name = d.name;
+    r.name = d.record_function(d.number(info.func, event.data));
     break;
   }
   }

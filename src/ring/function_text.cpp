@@ -57,10 +57,8 @@ std::string_view ShrinkerNames::text(std::uint64_t function, std::uint64_t insta
   append_function_text(tep_, function, FunctionOffset::With, longer_);
   char pointer[kMaxPointerText];
   longer_.append(" ").append(pointer_text(instance, pointer)).append(":");
-  if (longer_.size() > FunctionNames::kMaxKeptText) {
-    slot.text.clear();
+  if (longer_.size() > FunctionNames::kMaxKeptText)
     return longer_;
-  }
   slot.function = function;
   slot.instance = instance;
   slot.text = longer_;
