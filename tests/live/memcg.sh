@@ -3,12 +3,14 @@
 # `files` (a directory to create). The suites make their own cgroups, named
 # allocwatch-test-*, and remove them with remove_cgroup.
 
-# CGROUP: kills what runs in it, then removes it.
+# CGROUP: kills what runs in it, then removes it. A task killed a moment
+# ago may have left cgroup.procs and still hold the cgroup (rmdir: EBUSY),
+# so each try kills and removes; the last says why if it still cannot.
 remove_cgroup() {
   local i
   for i in $(seq 50); do
-    [ -z "$(cat "$1/cgroup.procs")" ] && break
     kill -9 $(cat "$1/cgroup.procs") 2>/dev/null
+    rmdir "$1" 2>/dev/null && return 0
     sleep 0.1
   done
   rmdir "$1"
