@@ -1,6 +1,7 @@
 #include "ring/cpu_merge.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace allocwatch {
 
@@ -40,15 +41,16 @@ std::byte* CpuMerge::buffer() {
   return filling_.bytes.get();
 }
 
-void CpuMerge::push(int cpu, std::size_t size) {
+std::size_t CpuMerge::push(int cpu, std::size_t size) {
   if (cpu < 0 || cpu >= cpus() || !filling_.bytes)
-    return;
+    return 0;
   Page page = std::move(filling_);
   filling_ = Page{};
   std::byte* const bytes = page.bytes.get();
   const bool loaded = reader_.load(cpu, bytes, std::min(size, page_size_));
   if (reader_.damaged())
     ++damaged_pages_;
+  const std::size_t data_size = reader_.data_size();
   std::uint64_t newest = 0;
   if (loaded) {
     page.first_ts = reader_.timestamp();
@@ -65,46 +67,38 @@ void CpuMerge::push(int cpu, std::size_t size) {
   }
   if (page.events.empty() && page.missed == 0) {
     recycle(std::move(page));
-    return;
+    return data_size;
   }
-  newest_ = std::max(newest_, std::max(newest, page.first_ts));
+  newest = std::max(newest, page.first_ts);
+  newest_ = std::max(newest_, newest);
   pushed_ = true;
   quiet_ = false;
-  cpus_[static_cast<std::size_t>(cpu)].pages.push_back(std::move(page));
+  Cpu& c = cpus_[static_cast<std::size_t>(cpu)];
+  raise_floor(c, newest);
+  c.pages.push_back(std::move(page));
   ++queued_pages_;
+  return data_size;
 }
 
 void CpuMerge::drained(int cpu) {
-  if (cpu < 0 || cpu >= cpus())
+  if (cpu < 0 || cpu >= cpus() || !pushed_)
     return;
-  Cpu& c = cpus_[static_cast<std::size_t>(cpu)];
-  if (c.drained)
-    return;
-  c.drained = true;
-  if (++drained_in_pass_ < cpus())
-    return;
-  // The pass is complete: nothing older than what was pushed before it
-  // started (less the slack) can still come; after a wait, nothing older
-  // than what was pushed at all.
-  if (quiet_ && pushed_)
-    horizon_ = std::max(horizon_, static_cast<long long>(newest_));
-  else if (seen_at_pass_)
-    horizon_ = std::max(horizon_, static_cast<long long>(newest_at_pass_) -
-                                      static_cast<long long>(options_.slack_ns));
-  start_pass();
+  const std::uint64_t slack = quiet_ ? 0 : std::min(newest_, options_.slack_ns);
+  raise_floor(cpus_[static_cast<std::size_t>(cpu)], newest_ - slack);
 }
 
-void CpuMerge::start_pass() {
-  newest_at_pass_ = newest_;
-  seen_at_pass_ = pushed_;
-  drained_in_pass_ = 0;
-  for (Cpu& each : cpus_)
-    each.drained = false;
+void CpuMerge::raise_floor(Cpu& cpu, std::uint64_t floor) {
+  cpu.floor = cpu.floor_known ? std::max(cpu.floor, floor) : floor;
+  cpu.floor_known = true;
 }
 
 void CpuMerge::waited() {
-  start_pass();
   quiet_ = true;
+}
+
+bool CpuMerge::backlogged(int cpu) const {
+  return cpu >= 0 && cpu < cpus() &&
+         cpus_[static_cast<std::size_t>(cpu)].pages.size() >= options_.backlog_pages;
 }
 
 void CpuMerge::finish() {
@@ -147,13 +141,14 @@ bool CpuMerge::next(Item& item) {
 
   Cpu* best = nullptr;
   int best_index = -1;
-  bool every_cpu_queued = true;
+  bool floor_known = true;
+  std::uint64_t floor = std::numeric_limits<std::uint64_t>::max();
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     Cpu& cpu = cpus_[i];
-    if (!ready(cpu)) {
-      every_cpu_queued = false;
+    floor_known = floor_known && cpu.floor_known;
+    floor = std::min(floor, cpu.floor);
+    if (!ready(cpu))
       continue;
-    }
     if (best == nullptr || key(cpu) < key(*best)) {
       best = &cpu;
       best_index = static_cast<int>(i);
@@ -162,8 +157,7 @@ bool CpuMerge::next(Item& item) {
   if (best == nullptr)
     return false;
   const std::uint64_t ts = key(*best);
-  bool go = finished_ || every_cpu_queued ||
-            (horizon_ >= 0 && ts <= static_cast<std::uint64_t>(horizon_));
+  bool go = finished_ || (floor_known && ts <= floor);
   if (!go && queued_pages_ > options_.max_pages) {
     go = true;
     ++forced_;

@@ -11,26 +11,30 @@
 // Each CPU's buffer holds its records in timestamp order; the CPUs' buffers
 // are read one after another, so a task that migrates has records in two
 // of them that arrive out of step. A record is given out only once no CPU
-// can still deliver an older one, which is known in two ways:
+// can still deliver an older one. Each CPU has a floor, a time no record
+// it can still deliver is older than, raised in three ways:
 //
-// 1. Every CPU has a record queued. A CPU delivers its records in order, so
-//    none of them can precede its queued ones: the oldest queued record of
-//    all goes first.
-// 2. A pass. A pass starts when the previous one completes (the first at
-//    construction) and completes once every CPU has been read empty
-//    (drained()) since it started. Let S be the moment a pass starts and M
-//    the newest timestamp pushed before S. Every record pushed before S was
-//    committed before S, so M <= S. A CPU read empty after S can only
-//    deliver records committed after that read, which were stamped no
-//    earlier than S less the time a record takes to write and the skew
-//    between the CPUs' clocks. So once the pass completes, no CPU can still
-//    deliver a record older than M - slack, and every queued record up to
-//    that horizon is given out, oldest first. An idle CPU holds nothing up:
-//    its empty reads complete the passes.
-// 3. A quiet pass. When the reader has slept longer than the slack since
-//    its last push (waited()) and then read every CPU empty, every record
-//    committed before its last push was read: everything queued goes out.
+// 1. A push. A CPU delivers its records in order: none still to come is
+//    older than the newest it delivered.
+// 2. A read that finds it empty (drained()). Let M be the newest timestamp
+//    pushed before that read. Every record pushed was committed before the
+//    read, so M is no later than it; a record the CPU delivers after it was
+//    committed after it, stamped no earlier than it less the time a record
+//    takes to write and the skew between the CPUs' clocks. So the CPU's
+//    floor is M less the slack. An idle CPU holds nothing up: its empty
+//    reads keep its floor rising with the others' records.
+// 3. The quiet rule. When the reader has slept longer than the slack since
+//    its last push (waited()) and then reads a CPU empty, every record
+//    committed before the last push was read: the CPU's floor is M itself.
 //    Without it the newest records would wait for the next event.
+//
+// The oldest queued record goes out once it is no newer than every CPU's
+// floor; with every CPU queued (1), that is the oldest of all.
+//
+// A CPU that has backlog_pages pages queued already is backlogged(): its
+// reader leaves it until no other CPU can move the merge, so that one busy
+// CPU's backlog stays in the kernel's buffer, not here, while the merge
+// waits for a quieter CPU's floor.
 //
 // Pages that a CPU's page reports missed events for give a Lost item first,
 // at that page's time. Memory is bounded: at most max_pages pages are
@@ -56,9 +60,11 @@ public:
   struct Options {
     // Queued pages over all CPUs: 512 pages of 4 KiB are 2 MiB.
     std::size_t max_pages = 512;
-    // What a pass's horizon allows for a record's write and the skew of
+    // What a floor from an empty read allows for a record's write and the skew of
     // the CPUs' clocks (the "local" trace clock is per CPU).
     std::uint64_t slack_ns = 1'000'000;
+    // Queued pages from which a CPU is backlogged().
+    std::size_t backlog_pages = 16;
   };
 
   struct Item {
@@ -78,12 +84,15 @@ public:
   // Where to read the next page: page_size + kPageSlack bytes, valid until
   // push() or the next buffer() call.
   std::byte* buffer();
-  // The `size` bytes just read into buffer() from `cpu`'s buffer.
-  void push(int cpu, std::size_t size);
+  // The `size` bytes just read into buffer() from `cpu`'s buffer; returns
+  // the page's committed data length (PageReader::data_size). A page the
+  // kernel copied out of the page it is still writing holds less than a
+  // full one.
+  std::size_t push(int cpu, std::size_t size);
   // A read of `cpu`'s buffer found it empty.
   void drained(int cpu);
   // The reader slept longer than the slack since it last pushed (a poll
-  // wait): a pass starts, and once it completes everything queued goes out.
+  // wait): a CPU read empty before the next push holds back nothing queued.
   void waited();
   // Every CPU is read empty for good (tracing is off): next() gives all.
   void finish();
@@ -93,6 +102,9 @@ public:
   // points into, live until the next call.
   bool next(Item& item);
 
+  // `cpu` has backlog_pages queued: read it only when no other CPU's read
+  // can move the merge.
+  bool backlogged(int cpu) const;
   std::size_t queued_pages() const { return queued_pages_; }
   std::uint64_t forced() const { return forced_; }
   std::uint64_t late() const { return late_; }
@@ -117,12 +129,13 @@ private:
     bool loaded = false;        // the state below is of pages.front()
     bool lost_first = false;    // pages.front()'s missed events go out first
     std::size_t next_event = 0; // pages.front().events' next to give out
-    bool drained = false;       // read empty in this pass
+    std::uint64_t floor = 0;    // if floor_known, no record still to come is older
+    bool floor_known = false;
   };
 
   // Takes up `cpu`'s first page if needed; false when it has nothing queued.
   bool ready(Cpu& cpu);
-  void start_pass();
+  static void raise_floor(Cpu& cpu, std::uint64_t floor);
   std::uint64_t key(const Cpu& cpu) const;
   // Drops `cpu`'s first page; `given`: an item given out points into it,
   // so it lives until the next call.
@@ -138,13 +151,9 @@ private:
   std::vector<Page> spare_;
   Page given_out_; // the page of the item last given, if done with
   std::size_t queued_pages_ = 0;
-  std::uint64_t newest_ = 0;         // newest timestamp pushed
-  std::uint64_t newest_at_pass_ = 0; // newest_ when the current pass started
-  long long horizon_ = -1;           // every record up to it may go out
-  bool seen_at_pass_ = false;        // anything pushed before the current pass
-  bool pushed_ = false;              // anything pushed at all
-  bool quiet_ = false;               // nothing pushed since waited()
-  int drained_in_pass_ = 0;
+  std::uint64_t newest_ = 0; // newest timestamp pushed
+  bool pushed_ = false;      // anything pushed at all
+  bool quiet_ = false;       // nothing pushed since waited()
   bool finished_ = false;
   std::uint64_t last_given_ = 0;
   std::uint64_t forced_ = 0;

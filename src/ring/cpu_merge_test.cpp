@@ -69,56 +69,75 @@ TEST_CASE("CpuMerge: a task that migrates: the second CPU's older records go fir
   // buffer is read after CPU 0's.
   CpuMerge merge = make(2);
   push(merge, 0, {10, 20, 30});
-  merge.drained(0);
-  merge.drained(1); // a pass, but it started before anything was read
-  CHECK(take(merge).empty());
+  CHECK(take(merge).empty()); // CPU 1 not read yet
   push(merge, 1, {15, 25});
   CHECK(take(merge) == Times{10, 15, 20, 25});
+  // CPU 1 read empty after 30 was read: it could still deliver 26 only if
+  // the clocks were more than the slack apart.
   merge.drained(1);
-  merge.drained(0);
-  // The pass started after 30 was read: it is older than what CPU 1 could
-  // still deliver only if the clocks were more than the slack apart.
   CHECK(take(merge) == Times{});
   merge.waited();
-  drain_all(merge);
+  merge.drained(1);
   CHECK(take(merge) == Times{30});
   CHECK(merge.late() == 0);
   CHECK(merge.forced() == 0);
 }
 
-TEST_CASE("CpuMerge: a pass frees the records older than what preceded it, less the slack") {
+TEST_CASE(
+    "CpuMerge: a CPU read empty holds back only what is within the slack of the newest read") {
   CpuMerge merge = make(3);
   push(merge, 0, {100, 200, 300});
-  drain_all(merge); // pass 1 completes; pass 2 starts with 300 read
-  CHECK(take(merge).empty());
+  merge.drained(1);           // floor 300 - 5
+  CHECK(take(merge).empty()); // CPU 2 not read yet
   push(merge, 2, {150, 296, 400});
+  // Floors: CPU 0 300 (its newest), CPU 1 295, CPU 2 400.
+  CHECK(take(merge) == Times{100, 150, 200});
+  // 296 is within the slack of 300: CPU 1 could still deliver 297.
   merge.drained(0);
   merge.drained(2);
-  CHECK(take(merge).empty()); // CPU 1 not yet read empty in this pass
-  merge.drained(1);
-  // Horizon: 300 - 5.
-  CHECK(take(merge) == Times{100, 150, 200});
-  // 296 is within the slack of 300: another CPU could still deliver 297.
-  drain_all(merge); // pass 3 started with 400 read: horizon 395
+  CHECK(take(merge).empty());
+  merge.drained(1); // after 400 was read: floor 395
   CHECK(take(merge) == Times{296, 300});
   merge.finish();
   CHECK(take(merge) == Times{400});
 }
 
-TEST_CASE("CpuMerge: reading a CPU twice in a pass does not complete it") {
+TEST_CASE("CpuMerge: a CPU holds back nothing older than the newest it delivered") {
   CpuMerge merge = make(2);
-  push(merge, 0, {10});
-  drain_all(merge);
-  merge.drained(0);
-  merge.drained(0);
-  CHECK(take(merge).empty());
+  push(merge, 1, {5});
+  push(merge, 0, {10, 20});
+  CHECK(take(merge) == Times{5}); // CPU 1's queue is empty now, its floor 5
+  push(merge, 1, {15});
+  CHECK(take(merge) == Times{10, 15});
+  push(merge, 1, {25});
+  CHECK(take(merge) == Times{20});
+  merge.finish();
+  CHECK(take(merge) == Times{25});
+}
+
+TEST_CASE("CpuMerge: an empty read before anything was read says nothing") {
+  CpuMerge merge = make(2);
   merge.drained(1);
-  CHECK(take(merge).empty()); // horizon 10 - 5: nothing at or below it
-  push(merge, 0, {20});
-  drain_all(merge); // this pass, too, started with only 10 read
+  push(merge, 0, {10});
+  CHECK(take(merge).empty()); // CPU 1 was read empty before 10 was read
+  merge.drained(1);           // floor 10 - 5
   CHECK(take(merge).empty());
-  drain_all(merge); // this one started with 20 read: horizon 15
+  push(merge, 0, {20});
+  merge.drained(1); // floor 15
   CHECK(take(merge) == Times{10});
+}
+
+TEST_CASE("CpuMerge: a CPU with backlog_pages queued is backlogged") {
+  CpuMerge merge(2, kPageBytes, CpuMerge::Options{512, kSlack, 2});
+  push(merge, 0, {10});
+  CHECK_FALSE(merge.backlogged(0));
+  push(merge, 0, {20});
+  CHECK(merge.backlogged(0));
+  CHECK_FALSE(merge.backlogged(1));
+  CHECK_FALSE(merge.backlogged(7));
+  push(merge, 1, {15});
+  CHECK(take(merge) == Times{10, 15}); // CPU 0's first page given out
+  CHECK_FALSE(merge.backlogged(0));
 }
 
 TEST_CASE("CpuMerge: a push after waited() keeps the quiet rule from applying") {
@@ -203,9 +222,14 @@ TEST_CASE("CpuMerge: a page's buffer used again carries nothing of the page befo
 
 // Records stamped at random times on each CPU, each committed (visible to
 // the reader) up to 3 ns after its stamp; a reader that reads the CPUs in
-// turn at moving times, a few records a page, and sleeps now and then. The
-// merge must give every record once, in time order, none late or forced.
+// turn at moving times, a few records a page, and sleeps now and then. It
+// reads as RawSource does: up to a few pages of a CPU at once, a backlogged
+// CPU only in a turn after one in which no CPU had a page. The merge must
+// give every record once, in time order, none late or forced, with each
+// CPU's queue kept near its backlog bound.
 TEST_CASE("CpuMerge: random interleavings come out in order") {
+  constexpr std::size_t kBacklog = 3;
+  constexpr std::size_t kPagesPerRead = 4;
   for (unsigned seed = 1; seed <= 40; ++seed) {
     std::mt19937 random(seed);
     const int cpus = 1 + static_cast<int>(random() % 4);
@@ -217,41 +241,55 @@ TEST_CASE("CpuMerge: random interleavings come out in order") {
     for (std::size_t c = 0; c < records.size(); ++c) {
       // Times distinct over all CPUs (ids are times): CPU c's are c mod cpus.
       std::uint64_t t = 100 * static_cast<std::uint64_t>(cpus) + c;
-      const std::size_t count = random() % 200;
+      // CPU 0 is the busy one: more records, closer together.
+      const std::size_t count = random() % (c == 0 ? 600 : 200);
       for (std::size_t i = 0; i < count; ++i) {
-        t += static_cast<std::uint64_t>(cpus) * (1 + random() % 8);
+        t += static_cast<std::uint64_t>(cpus) * (1 + random() % (c == 0 ? 2 : 8));
         records[c].push_back({t, t + random() % 4});
         all.push_back(t);
       }
     }
     std::sort(all.begin(), all.end());
 
-    CpuMerge merge = make(cpus);
+    CpuMerge merge(cpus, kPageBytes, CpuMerge::Options{512, kSlack, kBacklog});
     std::vector<std::size_t> read(static_cast<std::size_t>(cpus), 0);
     std::vector<std::uint64_t> out;
     std::uint64_t now = 100 * static_cast<std::uint64_t>(cpus);
+    std::size_t most_queued = 0;
     bool left = true;
+    bool pushed = true; // in the turn before
     while (left) {
       left = false;
+      const bool all_cpus = !pushed;
+      pushed = false;
       for (int c = 0; c < cpus; ++c) {
         const auto& cpu = records[static_cast<std::size_t>(c)];
         std::size_t& next = read[static_cast<std::size_t>(c)];
-        now += random() % 3;
-        std::vector<std::uint64_t> page;
-        // A page: up to 6 records, those visible now, in the CPU's order.
-        while (next < cpu.size() && page.size() < 6 && cpu[next].visible <= now)
-          page.push_back(cpu[next++].ts);
-        if (page.empty())
-          merge.drained(c);
-        else
-          push(merge, c, page);
         if (next < cpu.size())
           left = true;
+        if (!all_cpus && merge.backlogged(c))
+          continue;
+        now += random() % 3;
+        for (std::size_t pages = 0; pages < kPagesPerRead; ++pages) {
+          std::vector<std::uint64_t> page;
+          // A page: up to 6 records, those visible now, in the CPU's order.
+          while (next < cpu.size() && page.size() < 6 && cpu[next].visible <= now)
+            page.push_back(cpu[next++].ts);
+          if (page.empty()) {
+            merge.drained(c);
+            break;
+          }
+          push(merge, c, page);
+          pushed = true;
+        }
+        most_queued = std::max(most_queued, merge.queued_pages());
         const std::vector<std::uint64_t> got = take(merge);
         out.insert(out.end(), got.begin(), got.end());
       }
       if (random() % 4 == 0) {
-        now += kSlack + 1 + random() % 10;
+        // A sleep; now and then a long one, after which the CPUs hold a
+        // backlog each, the busy one's denser.
+        now += kSlack + 1 + random() % (random() % 8 == 0 ? 1500 : 10);
         merge.waited();
       }
     }
@@ -266,6 +304,11 @@ TEST_CASE("CpuMerge: random interleavings come out in order") {
     CHECK(merge.late() == 0);
     CHECK(merge.forced() == 0);
     CHECK(merge.queued_pages() == 0);
+    // A CPU is read with fewer than kBacklog pages queued, and takes up to
+    // kPagesPerRead; a backlogged one is read only when the merge waits on
+    // records within the slack of the newest, which fit in a page here.
+    // Read without regard to backlogs, 7 of these 40 runs queue more.
+    CHECK(most_queued <= static_cast<std::size_t>(cpus) * (kBacklog - 1 + kPagesPerRead));
   }
 }
 

@@ -70,6 +70,8 @@ public:
   std::uint64_t timestamp() const { return timestamp_; }
   // The header or a record lied; what follows the lie was not read.
   bool damaged() const { return damaged_; }
+  // The committed data's length, as cut by the guard (0 if not loaded).
+  std::size_t data_size() const { return data_end_ > header_size_ ? data_end_ - header_size_ : 0; }
 
 private:
   void cut_at(std::size_t data_length, bool stored);

@@ -54,6 +54,9 @@ TEST_CASE("PageReader: the records of real pages, in order, each inside its page
     CHECK(reader.missed() == 0);
     const std::vector<RawEvent> events = all(reader);
     REQUIRE(events.size() > 20); // a full page of vmscan events
+    // Full: the writer moved on when the next record did not fit.
+    CHECK(reader.data_size() > kPage / 2);
+    CHECK(reader.data_size() <= kPage - 16);
     total += events.size();
     CHECK(events.front().ts == reader.timestamp());
     CHECK(events.front().ts >= previous_last); // pages of one CPU follow each other
@@ -102,6 +105,9 @@ TEST_CASE("PageReader: time extends add up; the missed count survives a first ti
   CHECK(events[1].size == 12);
   CHECK(event_id(events[1]) == 43);
   CHECK_FALSE(reader.damaged());
+  // The extend and two records, each a 4-byte header and its data: a page
+  // the kernel copied out of the one it writes.
+  CHECK(reader.data_size() == 8 + (4 + 8) + (4 + 12));
 }
 
 TEST_CASE("PageReader: a header that lies about its length is cut to the bytes read") {
@@ -113,6 +119,7 @@ TEST_CASE("PageReader: a header that lies about its length is cut to the bytes r
   PageReader reader(kPage);
   REQUIRE(reader.load(0, b.bytes.data(), kPage));
   CHECK(reader.damaged());
+  CHECK(reader.data_size() == 2 * 12); // cut after the last record that moves forward
   // Zeroed bytes after the two records read as empty padding: no record.
   CHECK(all(reader).size() == 2);
 
