@@ -155,39 +155,62 @@ void RawSource::close() {
   closed_ = true;
 }
 
-bool RawSource::read_turn() {
-  bool any = false;
-  for (std::size_t slot = 0; slot < cpus_.size(); ++slot) {
-    for (int turn = 0; turn < kPagesPerTurn; ++turn) {
-      std::byte* page = merge_.buffer();
-      const int got = tracefs_cpu_read(cpus_[slot].tcpu, page, true);
-      if (got > 0) {
-        const std::size_t size = merge_.page_size();
-        if (static_cast<std::size_t>(got) < size)
-          std::memset(page + got, 0, size - static_cast<std::size_t>(got));
-        if (options_.pages != nullptr) // as read: the merge may cut a lying header
-          options_.pages->add_page(cpus_[slot].number, page, size);
-        merge_.push(static_cast<int>(slot), static_cast<std::size_t>(got));
-        any = true;
-        continue;
-      }
-      if (got == 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
-        merge_.drained(static_cast<int>(slot));
-        break;
-      }
-      if (errno == EINTR)
-        continue;
+RawSource::ReadEnd RawSource::read_cpu(std::size_t slot) {
+  ReadEnd end = ReadEnd::Empty;
+  for (int turn = 0; turn < kPagesPerTurn;) {
+    std::byte* page = merge_.buffer();
+    const int got = tracefs_cpu_read(cpus_[slot].tcpu, page, true);
+    if (got > 0) {
+      const std::size_t size = merge_.page_size();
+      if (static_cast<std::size_t>(got) < size)
+        std::memset(page + got, 0, size - static_cast<std::size_t>(got));
+      if (options_.pages != nullptr) // as read: the merge may cut a lying header
+        options_.pages->add_page(cpus_[slot].number, page, size);
+      const std::size_t data = merge_.push(static_cast<int>(slot), static_cast<std::size_t>(got));
+      if (data < size / 2)
+        return ReadEnd::CaughtUp;
+      end = ReadEnd::Behind;
+      ++turn;
+      continue;
+    }
+    if (got == 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
+      merge_.drained(static_cast<int>(slot));
+      return end == ReadEnd::Empty ? ReadEnd::Empty : ReadEnd::CaughtUp;
+    }
+    if (errno != EINTR)
       throw FatalError(tracefs_error("read", options_.instance,
                                      cpu_file(cpus_[slot].number, "trace_pipe_raw"), errno)
                            .message);
-    }
   }
-  if (any) {
+  return end;
+}
+
+RawSource::ReadEnd RawSource::read_turn() {
+  ReadEnd turn = ReadEnd::Empty; // the furthest behind of the CPUs' reads
+  bool skipped = false;
+  for (std::size_t slot = 0; slot < cpus_.size(); ++slot) {
+    if (merge_.backlogged(static_cast<int>(slot)))
+      skipped = true;
+    else
+      turn = std::max(turn, read_cpu(slot));
+  }
+  // Only a backlogged CPU's records can move the merge now.
+  for (std::size_t slot = 0; turn == ReadEnd::Empty && skipped && slot < cpus_.size(); ++slot)
+    if (merge_.backlogged(static_cast<int>(slot)))
+      turn = std::max(turn, read_cpu(slot));
+  if (turn != ReadEnd::Empty) {
     last_push_ = Clock::now();
     if (last_push_ - last_comms_ >= kCommsInterval)
       refresh_comms();
   }
-  return any;
+  return turn;
+}
+
+void RawSource::settle() {
+  const timespec pause{0, std::chrono::nanoseconds(kSettle).count()};
+  ::nanosleep(&pause, nullptr);
+  if (Clock::now() - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
+    merge_.waited();
 }
 
 void RawSource::wait() {
@@ -323,16 +346,25 @@ const Record* RawSource::next() {
                          " (switching tracing off)");
       draining_ = true;
     }
-    if (read_turn()) {
+    if (caught_up_ && !draining_) {
+      caught_up_ = false;
+      if (merge_.queued_pages() == 0) { // as if every CPU read empty
+        wait();
+        continue;
+      }
+      settle();
+    }
+    const ReadEnd turn = read_turn();
+    if (turn != ReadEnd::Empty) {
       settled_ = false;
+      caught_up_ = turn == ReadEnd::CaughtUp;
       continue;
     }
+    if (merge_.next(item)) // the empty reads may have let records go
+      return deliver(item);
     if (!draining_ && !settled_ && merge_.queued_pages() > 0) {
       settled_ = true;
-      const timespec pause{0, std::chrono::nanoseconds(kSettle).count()};
-      ::nanosleep(&pause, nullptr);
-      if (Clock::now() - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
-        merge_.waited();
+      settle();
       continue;
     }
     if (draining_) { // every CPU read empty with tracing off: nothing more comes

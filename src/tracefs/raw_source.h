@@ -9,7 +9,15 @@
 // buffer_percent to 0, so that a CPU's file polls readable at its first
 // record (since 6.1, at 50 % full by default); after a wake-up the kernel is
 // given the batch delay to gather more, as PipeSource does. A read takes at
-// most kPagesPerTurn pages from one CPU before it turns to the next.
+// most kPagesPerTurn pages from one CPU before it turns to the next, and
+// passes over a CPU that is backlogged in the merge (CpuMerge::backlogged)
+// unless no other CPU has a page to read: a busy CPU's backlog waits in the
+// kernel's buffer while a quiet CPU's read lets the merge move. A page less
+// than half full is one the kernel copied out of the page it is still
+// writing: the read of that CPU stops there, and once every CPU is so
+// caught up, the source does not chase the writers page by page. If the
+// merge holds records back, it sleeps kSettle first (the latency below);
+// if not, it waits as when every CPU reads empty.
 //
 // should_stop is asked at least every kPollInterval plus the batch delay,
 // and whenever what was read is given out. Once it says true, tracing is
@@ -123,9 +131,23 @@ private:
     std::uint64_t reported = 0; // losses given out since the start
   };
 
+  // How a read of one CPU, or a turn over all, ended.
+  enum class ReadEnd {
+    Empty,    // no page read (in this order: a turn is its furthest-behind read)
+    CaughtUp, // pages read, up to the page the kernel is still writing, or empty
+    Behind,   // kPagesPerTurn full pages read from a CPU: it may hold more
+  };
+
   RawSource(LocalEvents events, Options options, std::size_t page_size, int cpus);
-  // One turn over the CPUs; true if a page was read.
-  bool read_turn();
+  // One turn over the CPUs: Behind if any CPU's read was, else CaughtUp if
+  // any page was read.
+  ReadEnd read_turn();
+  // Up to kPagesPerTurn pages of the CPU in cpus_[slot], until it reads
+  // empty or gives a page less than half full.
+  ReadEnd read_cpu(std::size_t slot);
+  // Sleeps kSettle; after it, a CPU read empty holds nothing back (the
+  // merge's quiet rule) if nothing was read in the slack before it.
+  void settle();
   void wait();
   // What each CPU's stats say was lost beyond what was given out, as Lost
   // records to give.
@@ -156,6 +178,7 @@ private:
   std::unordered_set<std::int32_t> seen_pids_;
   std::int32_t last_seen_pid_ = -1; // the pid first_seen() was last asked
   bool settled_ = false;            // slept kSettle since the last page read
+  bool caught_up_ = false;          // the last turn read every CPU to its writer
 };
 
 } // namespace allocwatch
