@@ -35,7 +35,9 @@
 #   once grew by, a 20-minute soak's halves differ by 180 KiB), 3 % in a
 #   shorter one (after the tables fill, the allocator settles for about
 #   ten minutes under the cgroup cache's cycles of filling and forgetting:
-#   350 KiB in the long soak, then flat), descriptors (open_fds) and series
+#   350 KiB in the long soak, then flat; in 300 s soaks, with the heap's
+#   free pages given back every 10 s, the halves differed by up to 340
+#   KiB, as the tables' fill peaked), descriptors (open_fds) and series
 #   none, and a table with a bound never above it (below it, its size
 #   follows the load);
 #   the table without a bound of its own (tasks: those seen since the last

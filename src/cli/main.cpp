@@ -35,6 +35,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <malloc.h>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -47,6 +48,9 @@ namespace allocwatch {
 namespace {
 
 volatile std::sig_atomic_t g_stop_signal = 0;
+
+// How often a live run gives the heap's free pages back (malloc_trim).
+constexpr auto kGiveBackInterval = std::chrono::seconds(10);
 
 void on_stop_signal(int signo) {
   g_stop_signal = signo;
@@ -411,6 +415,10 @@ int trace_live(const Options& options, const Profile& profile) {
   Periodic periodic;
   if (status)
     periodic.add([&status](Periodic::Clock::time_point now) { status->update(now); });
+  // glibc keeps the pages of freed memory in its heap: a run of hours,
+  // whose bounded tables fill and forget, gives them back, so that its RSS
+  // follows what it holds.
+  periodic.every(kGiveBackInterval, [] { malloc_trim(0); });
   auto should_stop = [&] {
     periodic.run(Periodic::Clock::now());
     metrics.tick();

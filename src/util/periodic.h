@@ -3,11 +3,12 @@
 // loop calls run() from PipeSource's should_stop, which is asked at every
 // read and at least every PipeSource::kPollInterval and kBatchDelay (250 ms
 // in all); each task keeps its own pace (the status line: at most once a
-// second).
+// second), or every() keeps it.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -19,13 +20,32 @@ public:
   using Task = std::function<void(Clock::time_point now)>;
 
   void add(Task task) { tasks_.push_back(std::move(task)); }
-  void run(Clock::time_point now) const {
+  // `task` once every `interval`: the first an interval after the first
+  // run(), then an interval after the run that last ran it.
+  void every(Clock::duration interval, std::function<void()> task) {
+    paced_.push_back({interval, std::move(task), std::nullopt});
+  }
+  void run(Clock::time_point now) {
     for (const Task& task : tasks_)
       task(now);
+    for (Paced& paced : paced_) {
+      if (!paced.due)
+        paced.due = now + paced.interval;
+      if (now < *paced.due)
+        continue;
+      paced.task();
+      paced.due = now + paced.interval;
+    }
   }
 
 private:
+  struct Paced {
+    Clock::duration interval;
+    std::function<void()> task;
+    std::optional<Clock::time_point> due;
+  };
   std::vector<Task> tasks_;
+  std::vector<Paced> paced_;
 };
 
 } // namespace allocwatch

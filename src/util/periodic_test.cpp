@@ -21,3 +21,24 @@ TEST_CASE("periodic: every task runs, in order, with the time given") {
   CHECK(ran == std::vector<int>{1, 2, 1, 2});
   CHECK(seen == now);
 }
+
+TEST_CASE("periodic: every() runs its task once an interval, the first an interval in") {
+  using namespace std::chrono_literals;
+  Periodic periodic;
+  int runs = 0;
+  periodic.every(10s, [&] { ++runs; });
+  const Periodic::Clock::time_point start{100s};
+  periodic.run(start);
+  periodic.run(start + 9s);
+  CHECK(runs == 0);
+  periodic.run(start + 10s);
+  CHECK(runs == 1);
+  periodic.run(start + 15s);
+  CHECK(runs == 1);
+  periodic.run(start + 21s); // late: the next is an interval after it
+  CHECK(runs == 2);
+  periodic.run(start + 30s);
+  CHECK(runs == 2);
+  periodic.run(start + 31s);
+  CHECK(runs == 3);
+}
