@@ -81,7 +81,7 @@ std::size_t CpuMerge::push(int cpu, std::size_t size) {
 }
 
 void CpuMerge::drained(int cpu) {
-  if (cpu < 0 || cpu >= cpus() || !pushed_)
+  if (cpu < 0 || cpu >= cpus() || !pushed_) // nothing read yet: no M to floor it by
     return;
   const std::uint64_t slack = quiet_ ? 0 : std::min(newest_, options_.slack_ns);
   raise_floor(cpus_[static_cast<std::size_t>(cpu)], newest_ - slack);
