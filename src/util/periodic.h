@@ -1,9 +1,9 @@
 // Periodic: the work a live run does now and then while it waits for trace
 // lines (the status line; metrics), without a thread of its own. The live
-// loop calls run() from PipeSource's should_stop, which is asked at every
-// read and at least every PipeSource::kPollInterval and kBatchDelay (250 ms
-// in all); each task keeps its own pace (the status line: at most once a
-// second), or every() keeps it.
+// loop calls run() from its source's should_stop (PipeSource's or
+// RawSource's), which is asked at every read and at least every
+// kPollInterval and kBatchDelay (250 ms in all); each task keeps its own
+// pace (the status line: at most once a second), or every() keeps it.
 #pragma once
 
 #include <chrono>
