@@ -15,8 +15,8 @@ using testing::PageBuilder;
 
 constexpr std::uint64_t kSlack = 5;
 
-CpuMerge make(int cpus, std::size_t max_pages = 512) {
-  return CpuMerge(cpus, kPageBytes, CpuMerge::Options{max_pages, kSlack});
+CpuMerge make(int cpus, std::size_t max_pages = 512, std::size_t backlog_pages = 16) {
+  return CpuMerge(cpus, kPageBytes, CpuMerge::Options{max_pages, kSlack, backlog_pages});
 }
 
 void push(CpuMerge& merge, int cpu, const std::vector<std::uint64_t>& ts, std::uint64_t flags = 0) {
@@ -128,7 +128,7 @@ TEST_CASE("CpuMerge: an empty read before anything was read says nothing") {
 }
 
 TEST_CASE("CpuMerge: a CPU with backlog_pages queued is backlogged") {
-  CpuMerge merge(2, kPageBytes, CpuMerge::Options{512, kSlack, 2});
+  CpuMerge merge = make(2, 512, 2);
   push(merge, 0, {10});
   CHECK_FALSE(merge.backlogged(0));
   push(merge, 0, {20});
@@ -251,7 +251,7 @@ TEST_CASE("CpuMerge: random interleavings come out in order") {
     }
     std::sort(all.begin(), all.end());
 
-    CpuMerge merge(cpus, kPageBytes, CpuMerge::Options{512, kSlack, kBacklog});
+    CpuMerge merge = make(cpus, 512, kBacklog);
     std::vector<std::size_t> read(static_cast<std::size_t>(cpus), 0);
     std::vector<std::uint64_t> out;
     std::uint64_t now = 100 * static_cast<std::uint64_t>(cpus);

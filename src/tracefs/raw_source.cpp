@@ -209,7 +209,11 @@ RawSource::ReadEnd RawSource::read_turn() {
 void RawSource::settle() {
   const timespec pause{0, std::chrono::nanoseconds(kSettle).count()};
   ::nanosleep(&pause, nullptr);
-  if (Clock::now() - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
+  note_quiet(Clock::now());
+}
+
+void RawSource::note_quiet(std::chrono::steady_clock::time_point now) {
+  if (now - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
     merge_.waited();
 }
 
@@ -225,8 +229,7 @@ void RawSource::wait() {
     ::nanosleep(&pause, nullptr); // a signal (a stop) cuts it short
   }
   const Clock::time_point now = Clock::now();
-  if (now - last_push_ > std::chrono::nanoseconds(merge_.slack_ns()))
-    merge_.waited();
+  note_quiet(now);
   if (!overwrite_ && now - last_stats_ >= kStatsInterval) {
     last_stats_ = now;
     collect_stats_losses();

@@ -145,10 +145,12 @@ private:
   // Up to kPagesPerTurn pages of the CPU in cpus_[slot], until it reads
   // empty or gives a page less than half full.
   ReadEnd read_cpu(std::size_t slot);
-  // Sleeps kSettle; after it, a CPU read empty holds nothing back (the
-  // merge's quiet rule) if nothing was read in the slack before it.
+  // Sleeps kSettle, then note_quiet().
   void settle();
   void wait();
+  // If nothing was read in the slack before `now`, tells the merge it
+  // waited: a CPU read empty then holds nothing back (its quiet rule).
+  void note_quiet(std::chrono::steady_clock::time_point now);
   // What each CPU's stats say was lost beyond what was given out, as Lost
   // records to give.
   void collect_stats_losses();
