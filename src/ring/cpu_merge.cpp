@@ -55,13 +55,9 @@ std::size_t CpuMerge::push(int cpu, std::size_t size) {
   if (loaded) {
     page.first_ts = reader_.timestamp();
     page.missed = reader_.missed();
-    RawEvent event;
-    while (reader_.next(event)) {
-      page.events.push_back(
-          {event.ts, static_cast<std::uint32_t>(static_cast<const std::byte*>(event.data) - bytes),
-           event.size});
-      newest = std::max(newest, event.ts);
-    }
+    reader_.take_records(page.events);
+    for (const PageRecord& record : page.events)
+      newest = std::max(newest, record.ts);
     if (!page.events.empty())
       page.first_ts = page.events.front().ts;
   }
@@ -136,8 +132,10 @@ std::uint64_t CpuMerge::key(const Cpu& cpu) const {
 }
 
 bool CpuMerge::next(Item& item) {
-  recycle(std::move(given_out_));
-  given_out_ = Page{};
+  if (given_out_.bytes) {
+    recycle(std::move(given_out_));
+    given_out_ = Page{};
+  }
 
   Cpu* best = nullptr;
   int best_index = -1;
@@ -175,7 +173,7 @@ bool CpuMerge::next(Item& item) {
       retire_front(*best, false);
     return true;
   }
-  const PageEvent& event = page.events[best->next_event];
+  const PageRecord& event = page.events[best->next_event];
   item.kind = Item::Kind::Event;
   item.event = RawEvent{best_index, event.ts, page.bytes.get() + event.offset, event.size};
   item.lost = 0;

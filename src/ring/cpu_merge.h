@@ -111,18 +111,11 @@ public:
   std::uint64_t damaged_pages() const { return damaged_pages_; }
 
 private:
-  // A record of a queued page, found when the page was pushed: each page
-  // is walked by kbuffer once.
-  struct PageEvent {
-    std::uint64_t ts = 0;
-    std::uint32_t offset = 0; // of its data in the page
-    std::uint32_t size = 0;
-  };
   struct Page {
     std::unique_ptr<std::byte[]> bytes;
-    std::uint64_t first_ts = 0; // its first record's, or the header's
-    long long missed = 0;       // events lost before it, as PageReader::missed()
-    std::vector<PageEvent> events;
+    std::uint64_t first_ts = 0;     // its first record's, or the header's
+    long long missed = 0;           // events lost before it, as PageReader::missed()
+    std::vector<PageRecord> events; // found when it was pushed
   };
   struct Cpu {
     std::deque<Page> pages;

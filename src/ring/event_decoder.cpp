@@ -47,6 +47,7 @@ enum class Shape : std::uint8_t { Event, GraphEntry, GraphExit };
 
 struct EventInfo {
   tep_event* event = nullptr; // null: no format for the id
+  std::string_view name;      // event->name's
   Shape shape = Shape::Event;
   std::uint32_t min_size = 0; // the end of its last fixed-size field
   tep_format_field* pid = nullptr;
@@ -259,13 +260,14 @@ const EventInfo& EventDecoder::Impl::info(int id) {
     if ((field->flags & TEP_FIELD_IS_DYNAMIC) == 0)
       info.min_size = std::max<std::uint32_t>(info.min_size, field->offset + field->size);
   info.pid = tep_find_common_field(info.event, "common_pid");
-  const EventRole role = event_role(info.event->name != nullptr ? info.event->name : "");
+  const std::string_view system = info.event->system != nullptr ? info.event->system : "";
+  const std::string_view name = info.event->name != nullptr ? info.event->name : "";
+  info.name = name;
+  const EventRole role = event_role(name);
   if (role == EventRole::ShrinkSlabStart || role == EventRole::ShrinkSlabEnd) {
     info.shrink = tep_find_field(info.event, "shrink");
     info.shr = tep_find_field(info.event, "shr");
   }
-  const std::string_view system = info.event->system != nullptr ? info.event->system : "";
-  const std::string_view name = info.event->name != nullptr ? info.event->name : "";
   const bool graph = system == "ftrace" && (name == "funcgraph_entry" || name == "funcgraph_exit");
   if (!graph)
     info.plan = PrintPlan::make(*info.event);
@@ -412,7 +414,7 @@ const Record& EventDecoder::decode(const RawEvent& event) {
   case Shape::Event:
     r.kind = LineKind::Event;
     r.format = d.style == LineStyle::Graph ? TraceFormat::Graph : TraceFormat::Events;
-    r.name = info.event->name;
+    r.name = info.name;
     if (info.shrink != nullptr && info.shr != nullptr) {
       d.record_shrinker.assign(d.shrinker_of(info, event.data));
       r.shrinker = d.record_shrinker;

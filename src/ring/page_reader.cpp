@@ -16,6 +16,9 @@ namespace {
 constexpr std::uint64_t kCommitMask = (1u << 27) - 1;
 constexpr std::uint64_t kMissedEvents = 1u << 31;
 constexpr std::uint64_t kMissedStored = 1u << 30;
+// An absolute time stamp record lacks the time's top five bits (kbuffer's
+// TS_MSB).
+constexpr std::uint64_t kTimeStampHigh = std::uint64_t{0xf8} << 56;
 
 std::uint64_t read_word(const std::byte* at, int size) {
   if (size == 8) {
@@ -66,7 +69,8 @@ void PageReader::cut_at(std::size_t data_length, bool stored) {
 bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
   cpu_ = cpu;
   page_ = buffer;
-  started_ = false;
+  records_.clear();
+  next_record_ = 0;
   damaged_ = false;
   missed_ = 0;
   timestamp_ = 0;
@@ -102,7 +106,14 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
     missed_ = -1;
   cut_at(length, stored);
 
-  // Walk the records as kbuffer will, before it does.
+  // One walk: each record's header is read by kbuffer_raw_get (kbuffer's
+  // translate_data), checked, and its time taken as kbuffer_next_event
+  // would take it (update_pointers in kbuffer-parse.c): every record's
+  // delta adds to the running time, padding's and time extends' included,
+  // and an absolute time stamp replaces it, keeping the running time's top
+  // five bits (kbuffer's TS_MSB).
+  timestamp_ = kbuffer_subbuf_timestamp(kbuf_, buffer);
+  std::uint64_t ts = timestamp_;
   kbuffer_raw_info info{};
   info.next = buffer + header_size_;
   for (;;) {
@@ -117,33 +128,36 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
       cut_at(static_cast<std::size_t>(at - buffer) - header_size_, stored);
       break;
     }
+    switch (info.type) {
+    case KBUFFER_TYPE_TIME_STAMP:
+      ts = (info.delta & ~kTimeStampHigh) | (ts & kTimeStampHigh);
+      break;
+    case KBUFFER_TYPE_PADDING:
+    case KBUFFER_TYPE_TIME_EXTEND:
+      ts += info.delta;
+      break;
+    default:
+      ts += info.delta;
+      records_.push_back({ts, static_cast<std::uint32_t>(next - info.length - buffer),
+                          static_cast<std::uint32_t>(info.length)});
+      break;
+    }
   }
-
-  kbuffer_load_subbuffer(kbuf_, buffer);
-  timestamp_ = kbuffer_subbuf_timestamp(kbuf_, buffer);
   return true;
 }
 
 bool PageReader::next(RawEvent& event) {
-  if (page_ == nullptr)
+  if (next_record_ == records_.size())
     return false;
-  unsigned long long ts = 0;
-  void* data = started_ ? kbuffer_next_event(kbuf_, &ts) : kbuffer_read_event(kbuf_, &ts);
-  started_ = true;
-  if (data == nullptr)
-    return false;
-  const int size = kbuffer_event_size(kbuf_);
-  auto* begin = static_cast<std::byte*>(data);
-  if (size < 0 || begin < page_ + header_size_ || begin + size > page_ + data_end_) {
-    damaged_ = true; // kbuffer went past what load() walked: the page ends here
-    page_ = nullptr;
-    return false;
-  }
-  event.cpu = cpu_;
-  event.ts = ts;
-  event.data = data;
-  event.size = static_cast<std::uint32_t>(size);
+  const PageRecord& record = records_[next_record_++];
+  event = RawEvent{cpu_, record.ts, page_ + record.offset, record.size};
   return true;
+}
+
+void PageReader::take_records(std::vector<PageRecord>& into) {
+  into.swap(records_);
+  records_.clear();
+  next_record_ = 0;
 }
 
 } // namespace allocwatch

@@ -16,13 +16,16 @@
 // A page is untrusted bytes, and kbuffer trusts it: it takes the commit
 // length as it is (up to 128 MiB), reads the missed count after it, and
 // follows every record's length, so that a negative padding length loops
-// for ever. load() therefore guards before kbuffer sees the page: it cuts the
-// commit length to the bytes read, drops a stored count that would lie past
-// them, and walks the records with kbuffer_raw_get, cutting the page at the
-// first record that does not move forward or ends past the committed data.
-// A page so cut is damaged(); its records before the cut are read. kbuffer
-// reads a record's header words (up to 12 bytes) before it knows its length:
-// kPageSlack zeroed bytes after the page keep those reads inside the buffer.
+// for ever. load() therefore cuts the commit length to the bytes read and
+// drops a stored count that would lie past them, then walks the records
+// once: kbuffer_raw_get reads each record's header, and the walk cuts the
+// page at the first record that does not move forward or ends past the
+// committed data. A page so cut is damaged(); its records before the cut
+// are read. The walk also times the records, as kbuffer_next_event does,
+// so that each header is read once (the tests compare the times with
+// kbuffer's own on real and built pages). kbuffer reads a record's header
+// words (up to 12 bytes) before it knows its length: kPageSlack zeroed
+// bytes after the page keep those reads inside the buffer.
 //
 // The missed count is taken from the header word load() reads for the
 // guard: kbuffer_missed_events() answers 0 when the page's first record
@@ -33,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 struct kbuffer;
 
@@ -40,6 +44,14 @@ namespace allocwatch {
 
 // The bytes a page's buffer holds beyond the page itself; load() zeroes them.
 constexpr std::size_t kPageSlack = 16;
+
+// A record of a loaded page: its time, and where its payload lies in the
+// page's buffer.
+struct PageRecord {
+  std::uint64_t ts = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t size = 0;
+};
 
 class PageReader {
 public:
@@ -62,6 +74,10 @@ public:
   // The next record of the page, oldest first; false at its end. `event`'s
   // data points into the loaded buffer.
   bool next(RawEvent& event);
+  // Moves all the page's records into `into`, in order (what `into` held
+  // is dropped, its storage reused by the next load()); next() then gives
+  // none.
+  void take_records(std::vector<PageRecord>& into);
 
   // Events the kernel lost before this page: 0 none, -1 lost but not
   // counted, else the count.
@@ -81,7 +97,8 @@ private:
   std::byte* page_ = nullptr;
   std::size_t data_end_ = 0; // header + committed data, after the guard
   int cpu_ = -1;
-  bool started_ = false;
+  std::vector<PageRecord> records_; // the loaded page's, found by load()
+  std::size_t next_record_ = 0;
   bool damaged_ = false;
   long long missed_ = 0;
   std::uint64_t timestamp_ = 0;

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+#include <kbuffer.h>
+}
+
 namespace allocwatch {
 namespace {
 
@@ -74,6 +78,90 @@ TEST_CASE("PageReader: the records of real pages, in order, each inside its page
     previous_last = events.back().ts;
   }
   CHECK(total > 50);
+}
+
+// The records of `page` as libtraceevent's own iteration gives them
+// (kbuffer_read_event, kbuffer_next_event): an independent reading of a
+// page that is known not to lie.
+std::vector<RawEvent> kbuffer_records(std::byte* page) {
+  kbuffer* kbuf = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_SAME_AS_HOST);
+  REQUIRE(kbuf != nullptr);
+  REQUIRE(kbuffer_load_subbuffer(kbuf, page) == 0);
+  std::vector<RawEvent> events;
+  unsigned long long ts = 0;
+  for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr;
+       data = kbuffer_next_event(kbuf, &ts))
+    events.push_back({1, ts, data, static_cast<std::uint32_t>(kbuffer_event_size(kbuf))});
+  kbuffer_free(kbuf);
+  return events;
+}
+
+void check_same_records(std::byte* page) {
+  const std::vector<RawEvent> expected = kbuffer_records(page);
+  PageReader reader(kPage);
+  REQUIRE(reader.load(1, page, kPage));
+  CHECK_FALSE(reader.damaged());
+  const std::vector<RawEvent> events = all(reader);
+  REQUIRE(events.size() == expected.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    CAPTURE(i);
+    CHECK(events[i].ts == expected[i].ts);
+    CHECK(events[i].data == expected[i].data);
+    CHECK(events[i].size == expected[i].size);
+  }
+  REQUIRE(reader.load(1, page, kPage));
+  std::vector<PageRecord> records(3); // what it held goes
+  reader.take_records(records);
+  RawEvent none;
+  CHECK_FALSE(reader.next(none));
+  REQUIRE(records.size() == expected.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    CAPTURE(i);
+    CHECK(records[i].ts == expected[i].ts);
+    CHECK(page + records[i].offset == expected[i].data);
+    CHECK(records[i].size == expected[i].size);
+  }
+}
+
+TEST_CASE("PageReader: the records and times are kbuffer's own") {
+  SUBCASE("real pages") {
+    for (const char* name : {"reclaim-cpu1-00", "reclaim-cpu1-01"}) {
+      CAPTURE(name);
+      std::vector<std::byte> page = page_file(name);
+      check_same_records(page.data());
+    }
+  }
+  SUBCASE("time extends, an absolute time stamp, a discarded record, a long record") {
+    PageBuilder b;
+    b.record(5, 2, 41);
+    b.time_extend(std::uint64_t{3} << 27 | 9);
+    b.record(7, 3, 42);
+    b.padding(8); // a discarded record, 8 bytes from its length word on: its delta (1) counts
+    b.word32(0);
+    b.record(2, 2, 43);
+    // An absolute time stamp: the low 27 bits here, the next 32 after.
+    const std::uint64_t absolute = (std::uint64_t{1} << 40) + 12345;
+    b.word32(31 | static_cast<std::uint32_t>(absolute & ((1u << 27) - 1)) << 5);
+    b.word32(static_cast<std::uint32_t>(absolute >> 27));
+    b.word32(0 | 4u << 5); // type_len 0: the payload's length, plus 4, follows
+    b.word32(4 + 40);
+    b.word32(44);
+    for (int i = 1; i < 10; ++i)
+      b.word32(0);
+    b.record(1, 2, 45);
+    std::byte* page = b.finish(std::uint64_t{0xf8} << 56 | 1000);
+    check_same_records(page);
+    PageReader reader(kPage);
+    REQUIRE(reader.load(0, page, kPage));
+    const std::vector<RawEvent> events = all(reader);
+    REQUIRE(events.size() == 5);
+    CHECK(events[1].ts == events[0].ts + (std::uint64_t{3} << 27 | 9) + 7);
+    CHECK(events[2].ts == events[1].ts + 1 + 2);
+    CHECK(events[3].ts == (std::uint64_t{0xf8} << 56 | absolute) + 4);
+    CHECK(events[3].size == 40);
+    CHECK(event_id(events[3]) == 44);
+    CHECK(events[4].ts == events[3].ts + 1);
+  }
 }
 
 TEST_CASE("PageReader: a page after an overrun gives the count the kernel stored") {
