@@ -562,7 +562,7 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
                                            : d.print(library.get(), TEP_PRINT_LATENCY);
       put_event_head(out, comm, pid, header.cpu, latency, header.ts);
     }
-    out.append(info->event->name);
+    out.append(info->name);
     out.append(": ");
     fields_at = out.size();
     d.append_fields(*info, type, payload, library, out);
