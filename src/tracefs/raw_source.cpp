@@ -291,14 +291,14 @@ void RawSource::refresh_comms() {
   names_forgotten_ = decoder_.names_forgotten();
 }
 
-const Record* RawSource::deliver(const CpuMerge::Item& item) {
+const Record* RawSource::deliver(CpuMerge::Item& item) {
   Cpu& cpu = cpus_[static_cast<std::size_t>(item.cpu)];
   if (item.kind == CpuMerge::Item::Kind::Lost) {
     if (item.lost > 0)
       cpu.reported += static_cast<std::uint64_t>(item.lost);
     return &decoder_.lost(cpu.number, item.lost);
   }
-  RawEvent event = item.event;
+  RawEvent& event = item.event;
   event.cpu = cpu.number;
   const Record* record = &decoder_.decode(event);
   // A pid new to this run may be a task that started, exec'd or took over a

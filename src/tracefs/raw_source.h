@@ -158,7 +158,8 @@ private:
   // True the first time `pid` comes (of the last kSeenPids).
   bool first_seen(std::int32_t pid);
   void say_merge_trouble() const;
-  const Record* deliver(const CpuMerge::Item& item);
+  // The record of `item` (whose event's cpu it sets to the CPU's number).
+  const Record* deliver(CpuMerge::Item& item);
 
   LocalEvents events_;
   tep_handle* tep_;
