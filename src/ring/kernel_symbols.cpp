@@ -45,8 +45,11 @@ void KernelSymbols::add(std::string_view text) {
 
 void KernelSymbols::add_line(std::string_view line) {
   // The type and the name are looked at first: half the lines are padding
-  // ("__pfx_") or not text, and need no address.
-  const std::size_t at = line.find(' ');
+  // ("__pfx_") or not text, and need no address. The address is printed
+  // at the width of the kernel's pointers (%px): 16 digits on 64-bit.
+  constexpr std::size_t kAddressWidth = 2 * sizeof(std::uint64_t);
+  const std::size_t at =
+      line.size() > kAddressWidth && line[kAddressWidth] == ' ' ? kAddressWidth : line.find(' ');
   if (at == 0 || at == std::string_view::npos || line.size() < at + 4 || line[at + 2] != ' ')
     return;
   const char type = line[at + 1];
@@ -111,8 +114,11 @@ void KernelSymbols::finish() {
     add_line(partial_);
     partial_.clear();
   }
-  std::sort(entries_.begin(), entries_.end(), // in place: stable_sort would take a copy
-            [](const Entry& a, const Entry& b) { return a.address < b.address; });
+  // /proc/kallsyms lists the functions in address order: sorted unless a
+  // kernel lists them otherwise.
+  const auto by_address = [](const Entry& a, const Entry& b) { return a.address < b.address; };
+  if (!std::is_sorted(entries_.begin(), entries_.end(), by_address))
+    std::sort(entries_.begin(), entries_.end(), by_address); // in place: stable_sort would copy
 }
 
 bool KernelSymbols::lookup(std::uint64_t address, Found& found) const {

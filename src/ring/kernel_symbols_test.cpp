@@ -49,6 +49,17 @@ TEST_CASE("KernelSymbols: the function an address lies in, text symbols only") {
   CHECK_FALSE(symbols.lookup(0xffffffff80000000ULL, found));
 }
 
+TEST_CASE("KernelSymbols: a 32-bit kernel's addresses, 8 digits wide") {
+  KernelSymbols symbols;
+  symbols.add("c1000000 T startup_32\nc1234560 t shrink_node\nc1300000 D some_data\n");
+  symbols.finish();
+  CHECK(symbols.size() == 2);
+  KernelSymbols::Found found;
+  REQUIRE(symbols.lookup(0xc1234570ULL, found));
+  CHECK(std::string(found.name) == "shrink_node");
+  CHECK(found.start == 0xc1234560ULL);
+}
+
 TEST_CASE("KernelSymbols: a tep names addresses through it") {
   KernelSymbols symbols;
   symbols.add(kKallsyms);
