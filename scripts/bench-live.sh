@@ -195,9 +195,9 @@ if [ -n "$hz" ]; then
     printf "This kernel samples the split at its %d Hz tick: allocwatch raw ran for %d ticks, so its\n", hz, n
     printf "user s is %s +- %.3f (one standard error).\n", u, sqrt(n * p * (1 - p)) / hz }'
 fi
-echo "allocwatch's figures include its start and restore: a raw run's about 65 ms of CPU, 14 ms"
+echo "allocwatch's figures include its start and restore: a raw run's about 67 ms of CPU, 11 ms"
 echo "of it in user mode (the kernel's symbols, event formats and saved comms read), a text"
-echo "run's about 15 ms, 5 ms in user mode, on the 2-core virtual machine it was developed on"
-echo "(the means of 10 idle runs; user mode counted by perf's cpu-clock:u)."
+echo "run's about 21 ms, 4 ms in user mode, on the 2-core virtual machine it was developed on"
+echo "(the means of 10 idle runs; user mode sampled by perf's cpu-clock:u)."
 echo "cat wakes at every event; allocwatch, woken, lets the kernel gather lines (or pages)"
 echo "for 50 ms, then reads them all."
