@@ -18,10 +18,14 @@
 //     so dentry and inode caches grow and super_cache_scan has work,
 //   - with the three cgroup v2 directories, three tasks that each start in
 //     their own (memcg reclaim; which container stalled, whose limit):
-//       culprit    holds 10 MiB of anonymous memory, which no reclaim can
+//       culprit    holds 8 MiB of anonymous memory, which no reclaim can
 //                  take without swap, so that its pod's 16 MiB fill with
 //                  page cache at once and global reclaim cannot keep them
-//                  from its limit; and streams the first half of
+//                  from its limit, while half stays page cache that the
+//                  pod's own reclaim can take (7.2 reads ahead in large
+//                  folios, megabytes under read at once: with 6 MiB of
+//                  room the pod once had none to take and OOM-killed the
+//                  culprit); and streams the first half of
 //                  DATA_DIR/memcg0 as fast as it can, for the first 3/4 of
 //                  SECONDS only, then exits: a culprit gone before the run
 //                  ends;
@@ -322,7 +326,7 @@ static void run_worker(int role, unsigned long hog) {
   const off_t half = 96 * MIB;
   switch (role) {
   case CULPRIT:
-    hold_anon(10 * MIB);
+    hold_anon(8 * MIB);
     read_range("memcg0", 0, half, 0);
     break;
   case BYSTANDER:
