@@ -3,7 +3,9 @@
 // that cannot be read or written follows it: libtraceevent is not built
 // with the sanitizers, so a read of kbuffer's past the buffer must fault.
 // Every record must lie inside the bytes read, and the walk must end (a
-// loop is a timeout).
+// loop is a timeout). The records and their times must be those of
+// kbuffer's own iteration (kbuffer_read_event, kbuffer_next_event) over the
+// page as load() left it, cut where it lied.
 #include "ring/page_reader.h"
 
 #include <cstdint>
@@ -12,6 +14,11 @@
 #include <initializer_list>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <vector>
+
+extern "C" {
+#include <kbuffer.h>
+}
 
 using namespace allocwatch;
 
@@ -23,6 +30,23 @@ void require(bool condition) {
 }
 
 constexpr std::size_t kPage = 4096;
+
+// The page's records as kbuffer iterates them.
+std::vector<RawEvent> kbuffer_records(std::byte* page, int long_size) {
+  kbuffer* kbuf = kbuffer_alloc(long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
+                                KBUFFER_ENDIAN_SAME_AS_HOST);
+  require(kbuf != nullptr);
+  require(kbuffer_load_subbuffer(kbuf, page) == 0);
+  std::vector<RawEvent> events;
+  unsigned long long ts = 0;
+  for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr;
+       data = kbuffer_next_event(kbuf, &ts)) {
+    events.push_back({0, ts, data, static_cast<std::uint32_t>(kbuffer_event_size(kbuf))});
+    require(events.size() <= kPage / 4);
+  }
+  kbuffer_free(kbuf);
+  return events;
+}
 
 // A buffer of kPage + kPageSlack bytes ending where an inaccessible page
 // begins.
@@ -52,14 +76,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(loaded == (bytes >= 8u + static_cast<std::size_t>(long_size)));
     require(reader.missed() >= -1);
     RawEvent e;
-    std::size_t count = 0;
+    std::vector<RawEvent> events;
     while (reader.next(e)) {
       const auto* begin = static_cast<const std::byte*>(e.data);
       require(begin >= buffer + 8 + long_size);
       require(begin + e.size <= buffer + bytes);
       require(e.cpu == 0);
-      require(++count <= kPage / 4); // a record takes 4 bytes at least
+      events.push_back(e);
+      require(events.size() <= kPage / 4); // a record takes 4 bytes at least
     }
+    if (!loaded)
+      continue;
+    const std::vector<RawEvent> expected = kbuffer_records(buffer, long_size);
+    require(events.size() == expected.size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+      require(events[i].ts == expected[i].ts && events[i].data == expected[i].data &&
+              events[i].size == expected[i].size);
   }
   return 0;
 }
