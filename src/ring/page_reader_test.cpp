@@ -1,3 +1,4 @@
+#include "kbuffer_records.h"
 #include "page_builder.h"
 #include "ring/page_reader.h"
 
@@ -6,12 +7,9 @@
 #include <doctest/doctest.h>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
-
-extern "C" {
-#include <kbuffer.h>
-}
 
 namespace allocwatch {
 namespace {
@@ -80,24 +78,10 @@ TEST_CASE("PageReader: the records of real pages, in order, each inside its page
   CHECK(total > 50);
 }
 
-// The records of `page` as libtraceevent's own iteration gives them
-// (kbuffer_read_event, kbuffer_next_event): an independent reading of a
-// page that is known not to lie.
-std::vector<RawEvent> kbuffer_records(std::byte* page) {
-  kbuffer* kbuf = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_SAME_AS_HOST);
-  REQUIRE(kbuf != nullptr);
-  REQUIRE(kbuffer_load_subbuffer(kbuf, page) == 0);
-  std::vector<RawEvent> events;
-  unsigned long long ts = 0;
-  for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr;
-       data = kbuffer_next_event(kbuf, &ts))
-    events.push_back({1, ts, data, static_cast<std::uint32_t>(kbuffer_event_size(kbuf))});
-  kbuffer_free(kbuf);
-  return events;
-}
-
 void check_same_records(std::byte* page) {
-  const std::vector<RawEvent> expected = kbuffer_records(page);
+  const std::optional<std::vector<RawEvent>> read = testing::kbuffer_records(page, 8, 1, kPage / 4);
+  REQUIRE(read.has_value());
+  const std::vector<RawEvent>& expected = *read;
   PageReader reader(kPage);
   REQUIRE(reader.load(1, page, kPage));
   CHECK_FALSE(reader.damaged());

@@ -6,19 +6,17 @@
 // loop is a timeout). The records and their times must be those of
 // kbuffer's own iteration (kbuffer_read_event, kbuffer_next_event) over the
 // page as load() left it, cut where it lied.
+#include "kbuffer_records.h"
 #include "ring/page_reader.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
-
-extern "C" {
-#include <kbuffer.h>
-}
 
 using namespace allocwatch;
 
@@ -30,23 +28,6 @@ void require(bool condition) {
 }
 
 constexpr std::size_t kPage = 4096;
-
-// The page's records as kbuffer iterates them.
-std::vector<RawEvent> kbuffer_records(std::byte* page, int long_size) {
-  kbuffer* kbuf = kbuffer_alloc(long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
-                                KBUFFER_ENDIAN_SAME_AS_HOST);
-  require(kbuf != nullptr);
-  require(kbuffer_load_subbuffer(kbuf, page) == 0);
-  std::vector<RawEvent> events;
-  unsigned long long ts = 0;
-  for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr;
-       data = kbuffer_next_event(kbuf, &ts)) {
-    events.push_back({0, ts, data, static_cast<std::uint32_t>(kbuffer_event_size(kbuf))});
-    require(events.size() <= kPage / 4);
-  }
-  kbuffer_free(kbuf);
-  return events;
-}
 
 // A buffer of kPage + kPageSlack bytes ending where an inaccessible page
 // begins.
@@ -87,7 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (!loaded)
       continue;
-    const std::vector<RawEvent> expected = kbuffer_records(buffer, long_size);
+    const std::optional<std::vector<RawEvent>> read =
+        testing::kbuffer_records(buffer, long_size, 0, kPage / 4);
+    require(read.has_value());
+    const std::vector<RawEvent>& expected = *read;
     require(events.size() == expected.size());
     for (std::size_t i = 0; i < events.size(); ++i)
       require(events[i].ts == expected[i].ts && events[i].data == expected[i].data &&
