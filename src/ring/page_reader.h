@@ -15,17 +15,17 @@
 //
 // A page is untrusted bytes, and kbuffer trusts it: it takes the commit
 // length as it is (up to 128 MiB), reads the missed count after it, and
-// follows every record's length, so that a negative padding length loops
-// for ever. load() therefore cuts the commit length to the bytes read and
-// drops a stored count that would lie past them, then walks the records
-// once: kbuffer_raw_get reads each record's header, and the walk cuts the
-// page at the first record that does not move forward or ends past the
-// committed data. A page so cut is damaged(); its records before the cut
-// are read. The walk also times the records, as kbuffer_next_event does,
-// so that each header is read once (the tests compare the times with
-// kbuffer's own on real and built pages). kbuffer reads a record's header
-// words (up to 12 bytes) before it knows its length: kPageSlack zeroed
-// bytes after the page keep those reads inside the buffer.
+// follows every record's length, so that a negative padding length loops for
+// ever. load() therefore cuts the commit length to the bytes read and drops a
+// stored count that would lie past them, then walks the records once:
+// kbuffer_raw_get reads each record's header, and the walk cuts the page at
+// the first record that does not move forward or ends past the committed
+// data. A page so cut is damaged(); its records before the cut are read. The
+// walk also times the records, as kbuffer_next_event does, so that each
+// header is read once (the tests, on real and built pages, and the page fuzz
+// harness, on any bytes, compare them with kbuffer's own). kbuffer reads a
+// record's header words (up to 12 bytes) before it knows its length:
+// kPageSlack zeroed bytes after the page keep those reads inside the buffer.
 //
 // The missed count is taken from the header word load() reads for the
 // guard: kbuffer_missed_events() answers 0 when the page's first record
