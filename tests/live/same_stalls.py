@@ -22,8 +22,9 @@ task's calls of one kind are further apart), and:
     the text run's (TEXT.save), the other instance's own begin and end of
     that call stamped it below the threshold (the profile's pairs name
     them);
-  - the (pid, span) rows agree, and their counts but for stalls near the
-    threshold;
+  - the (pid, span) rows agree, and their counts, but for stalls near the
+    threshold and those the other instance stamped below it (a row whose
+    every stall is such may be one run's alone);
   - a pair whose raw begin and end print as the text's did (the kernel
     prints an event's time rounded to the µs) has durations within 1 µs of
     each other; the other pairs, stamped apart, are counted;
@@ -167,13 +168,14 @@ def main():
     paired = [(r, t) for r, t in raw_pairs if t is not None]
     # Rows and counts: the rows that hold a stall clear of the threshold;
     # a row's counts may differ only by its stalls near the threshold,
-    # which either run may have and the other not.
+    # which either run may have and the other not, and by those the other
+    # instance stamped below it. A row one run lacks must be all of these.
     count_raw = collections.Counter((s[1], s[0]) for s in raw)
     count_text = collections.Counter((s[1], s[0]) for s in text)
     rows = {(s[1], s[0]) for s in raw + text if s[4] >= clear}
     near = collections.Counter((s[1], s[0]) for s in raw + text if s[4] < clear) + below
     off = {k: (count_raw[k], count_text[k]) for k in rows
-           if abs(count_raw[k] - count_text[k]) > near[k] or not count_raw[k] or not count_text[k]}
+           if abs(count_raw[k] - count_text[k]) > near[k]}
     check(rows and not off,
           f"the same (pid, span) rows and counts: {len(rows)} rows, {len(paired)} stalls "
           f"paired (raw {len(raw)}, text {len(text)}; rows off: {off})")
