@@ -1,6 +1,7 @@
 #include "ring/event_decoder.h"
 
 #include "kernel/vocabulary.h"
+#include "ring/event_formats.h"
 #include "ring/field_number.h"
 #include "ring/function_text.h"
 #include "ring/line_columns.h"
@@ -107,6 +108,7 @@ struct EventDecoder::Impl {
   tep_handle* tep;
   LineStyle style;
   ReturnTime return_time;
+  PendingFormats* pending;      // formats tep lacks, or nullptr
   std::vector<EventInfo> infos; // by event id, filled on first sight
   std::vector<bool> known;      // whether infos[id] was looked up
   FunctionNames functions;      // graph functions' names
@@ -181,8 +183,8 @@ struct EventDecoder::Impl {
   // function some thousands.
   static constexpr std::size_t kFunctionNames = 4096;
 
-  Impl(tep_handle* t, LineStyle s, ReturnTime r)
-      : tep(t), style(s), return_time(r), functions(t, kFunctionNames), shrinkers(t) {
+  Impl(tep_handle* t, LineStyle s, ReturnTime r, PendingFormats* p)
+      : tep(t), style(s), return_time(r), pending(p), functions(t, kFunctionNames), shrinkers(t) {
     trace_seq_init(&seq);
   }
   ~Impl() { trace_seq_destroy(&seq); }
@@ -240,6 +242,8 @@ const EventInfo& EventDecoder::Impl::info(int id) {
   known[slot] = true;
   EventInfo& info = infos[slot];
   info.event = tep_find_event(tep, id);
+  if (info.event == nullptr && pending != nullptr && pending->parse(tep, id))
+    info.event = tep_find_event(tep, id);
   if (info.event == nullptr)
     return info;
   int plain = 0;
@@ -384,8 +388,9 @@ std::string EventDecoder::Impl::fields_of(tep_event& event, tep_record& record) 
   return text;
 }
 
-EventDecoder::EventDecoder(tep_handle* tep, LineStyle style, ReturnTime return_time)
-    : impl_(std::make_unique<Impl>(tep, style, return_time)) {}
+EventDecoder::EventDecoder(tep_handle* tep, LineStyle style, ReturnTime return_time,
+                           PendingFormats* pending)
+    : impl_(std::make_unique<Impl>(tep, style, return_time, pending)) {}
 EventDecoder::~EventDecoder() = default;
 
 const Record& EventDecoder::decode(const RawEvent& event) {

@@ -39,6 +39,8 @@ struct tep_handle;
 
 namespace allocwatch {
 
+class PendingFormats;
+
 // How a tracepoint prints: in the nop tracer's columns, or (function_graph
 // is the tracer) as a comment in function_graph's. A graph trace's
 // tracepoints are Records of format Graph, as the text parser gives them.
@@ -53,10 +55,12 @@ enum class ReturnTime : unsigned char { Rettime, Written };
 
 class EventDecoder final : public RecordFormatter {
 public:
-  // `tep` has the formats of every event that the records can hold, and
-  // must outlive the decoder.
+  // `tep` has the formats of every event that the records can hold, or
+  // `pending` has those it lacks, parsed into it as their first records
+  // are decoded; both must outlive the decoder.
   explicit EventDecoder(tep_handle* tep, LineStyle style = LineStyle::Events,
-                        ReturnTime return_time = ReturnTime::Rettime);
+                        ReturnTime return_time = ReturnTime::Rettime,
+                        PendingFormats* pending = nullptr);
   ~EventDecoder() override;
   EventDecoder(const EventDecoder&) = delete;
   EventDecoder& operator=(const EventDecoder&) = delete;

@@ -176,6 +176,30 @@ TEST_CASE("an event prints as the nop tracer's line, its fields by libtraceevent
   CHECK(parsed.fields == text.fields);
 }
 
+TEST_CASE("a pending format is parsed when its event's first record is decoded, once") {
+  tep_handle* tep = tep_alloc();
+  tep_set_long_size(tep, 8);
+  PendingFormats pending;
+  REQUIRE(pending.add("vmscan", kDirectBegin));
+  REQUIRE(pending.add("vmscan", kShrinkStart));
+  EventDecoder decoder(tep, LineStyle::Events, ReturnTime::Rettime, &pending);
+  Payload begin(637, 2143, 24);
+  begin.put<std::int32_t>(8, 3).put<std::uint64_t>(16, 0xcc0);
+  const Record& r = decoder.decode(begin.event(0, 1'000));
+  CHECK(r.kind == LineKind::Event);
+  CHECK(r.name == "mm_vmscan_direct_reclaim_begin");
+  std::string scratch;
+  CHECK(text_of(r, scratch).fields == "order=3 gfp_flags=GFP_KERNEL");
+  CHECK(tep_find_event_by_name(tep, "vmscan", "mm_vmscan_direct_reclaim_begin") != nullptr);
+  // The other event's format waits for a record of its own.
+  CHECK(tep_find_event_by_name(tep, "vmscan", "mm_shrink_slab_start") == nullptr);
+  CHECK(pending.size() == 1);
+  CHECK(decoder.decode(begin.event(0, 2'000)).kind == LineKind::Event);
+  // An id with no format, pending or parsed, is Malformed.
+  CHECK(decoder.decode(Payload(700, 2143, 24).event(0, 3'000)).kind == LineKind::Malformed);
+  tep_free(tep);
+}
+
 TEST_CASE("in a graph trace an event prints as function_graph's comment") {
   Tep t(kExit61);
   EventDecoder decoder(t.tep, LineStyle::Graph);

@@ -3,6 +3,9 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
+
+struct tep_handle;
 
 namespace allocwatch {
 
@@ -11,5 +14,31 @@ namespace allocwatch {
 // the task's pid as `REC->ent.pid` (the common header's member, in
 // include/trace/events/vmscan.h), which is the field `common_pid`.
 std::string parsable_format(std::string_view format);
+
+// The "ID: N" line of a format file: N, or -1 when it has none.
+int format_id(std::string_view format);
+
+// Formats read but given to libtraceevent only when a record of their
+// event is first decoded: a run parses the formats of the events it sees,
+// not of every event it enables (the format of an event with gfp_flags,
+// whose __print_flags lists some forty flags, costs tep_parse_event half a
+// millisecond on a 2-core virtual machine).
+class PendingFormats {
+public:
+  // `format` (parsable_format's) of an event of `system`: false, and not
+  // kept, when it names no ID.
+  bool add(std::string system, std::string format);
+  // Parses the format of event `id` into `tep` and forgets it: true if one
+  // was pending and parsed.
+  bool parse(tep_handle* tep, int id);
+  std::size_t size() const { return pending_.size(); }
+
+private:
+  struct Format {
+    std::string system;
+    std::string text;
+  };
+  std::unordered_map<int, Format> pending_;
+};
 
 } // namespace allocwatch

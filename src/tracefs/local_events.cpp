@@ -49,7 +49,7 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
   Result<InstancePtr> top = open_top_level(tracing_dir);
   if (!top)
     return top.error();
-  LocalEvents events{TepPtr(tep_alloc()), nullptr, {}};
+  LocalEvents events{TepPtr(tep_alloc()), std::make_unique<PendingFormats>(), nullptr, {}};
   tep_handle* tep = events.tep.get();
   if (tep == nullptr)
     return Error{"cannot allocate a tep handle"};
@@ -60,21 +60,17 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
   if (tep_parse_header_page(tep, header->data(), header->size(), sizeof(long)) != 0)
     return Error{"cannot parse " + tracefs_path(top->get(), "events/header_page")};
 
-  std::size_t formats = 0;
   for (const std::string& system : systems) {
     char** names = tracefs_system_events(tracing_dir.c_str(), system.c_str());
     for (char** name = names; name != nullptr && *name != nullptr; ++name) {
       Result<std::string> format =
           read_tracefs_file(top->get(), "events/" + system + "/" + *name + "/format");
-      if (!format)
-        continue;
-      const std::string text = parsable_format(*format);
-      if (tep_parse_event(tep, text.data(), text.size(), system.c_str()) == 0)
-        ++formats;
+      if (format)
+        events.formats->add(system, parsable_format(*format));
     }
     tracefs_list_free(names);
   }
-  if (formats == 0)
+  if (events.formats->size() == 0)
     return Error{"no event format could be read from " + tracefs_path(top->get(), "events")};
 
   if (Result<std::string> printk = read_tracefs_file(top->get(), "printk_formats"); printk)

@@ -135,8 +135,9 @@ Result<std::unique_ptr<RawSource>> RawSource::open(LocalEvents events, Options o
 
 RawSource::RawSource(LocalEvents events, Options options, std::size_t page_size, int cpus)
     : events_(std::move(events)), tep_(events_.tep.get()), options_(std::move(options)),
-      decoder_(tep_, options_.style, options_.return_time), merge_(cpus, page_size, options_.merge),
-      last_push_(Clock::now()), last_stats_(last_push_), last_comms_() {
+      decoder_(tep_, options_.style, options_.return_time, events_.formats.get()),
+      merge_(cpus, page_size, options_.merge), last_push_(Clock::now()), last_stats_(last_push_),
+      last_comms_() {
   // The tep's comms were read from it: the first refresh hands on what changed since.
   saved_cmdlines_ = std::move(events_.saved_cmdlines);
 }

@@ -39,7 +39,7 @@ LocalEvents make_tep() {
   tep_set_long_size(tep, 8);
   REQUIRE(tep_parse_event(tep, kFormat.data(), kFormat.size(), "vmscan") == 0);
   REQUIRE(tep_register_comm(tep, "known", 10) == 0);
-  return LocalEvents{TepPtr(tep), nullptr, {}};
+  return LocalEvents{TepPtr(tep), nullptr, nullptr, {}};
 }
 
 // direct_reclaim_begin records of `pid` with order `order`, at absolute
