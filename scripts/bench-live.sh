@@ -21,7 +21,8 @@
 # BASELINE=path: an earlier allocwatch run beside it (with --force) on the
 # same stream, so that what a change costs shows on one load (the cgroup
 # attribution's cost against a build without it); THRESHOLD=50us;
-# MAX_SECONDS=120.
+# MAX_SECONDS=120; IDLE_RUNS=5: runs of each source with nothing to read,
+# for what the start and the restore cost alone.
 set -u
 build=${1:-build}
 want_lines=${2:-200000}
@@ -31,6 +32,7 @@ bin=${ALLOCWATCH:-$build/allocwatch}
 baseline=${BASELINE:-}
 profile=${PROFILE:-configs/default.yaml}
 threshold=${THRESHOLD:-50us} # the live tests'
+idle_runs=${IDLE_RUNS:-5}
 
 if [ "$(id -u)" != 0 ]; then
   echo "bench-live: needs root (live tracing)" >&2
@@ -153,6 +155,27 @@ if grep -q "instead of trace_pipe_raw" "$tmp/raw.err"; then
   exit 1
 fi
 
+# What a run's start and restore cost alone: IDLE_RUNS runs of each source
+# with no reclaim to read, 1 s each; the means of their user and system ms.
+idle() { # SOURCE: prints "USER SYS"
+  local i
+  : >"$tmp/idle.times"
+  for i in $(seq "$idle_runs"); do
+    if ! /usr/bin/time -f '%U %S' -o "$tmp/idle.time" \
+      "$bin" --source "$1" -p "$profile" --mode events -t "$threshold" --duration 1s \
+      >/dev/null 2>"$tmp/idle.err"; then
+      echo "bench-live: an idle run (--source $1) failed: $(tail -n 1 "$tmp/idle.err")" >&2
+      return 1
+    fi
+    tail -n 1 "$tmp/idle.time" >>"$tmp/idle.times"
+  done
+  awk '{ u += $1; s += $2 } END { printf "%.0f %.0f", u * 1000 / NR, s * 1000 / NR }' "$tmp/idle.times"
+}
+idle_raw=$(idle raw) || exit 1
+idle_text=$(idle text) || exit 1
+read -r idle_raw_user idle_raw_sys <<<"$idle_raw"
+read -r idle_text_user idle_text_sys <<<"$idle_text"
+
 if [ "$cat_lines" -ge "$want_lines" ]; then
   echo "bench-live: 3 readers of a 300 MiB file in a 64 MiB memory cgroup until cat had read"
   echo "$want_lines lines (${load}s)."
@@ -195,9 +218,8 @@ if [ -n "$hz" ]; then
     printf "This kernel samples the split at its %d Hz tick: allocwatch raw ran for %d ticks, so its\n", hz, n
     printf "user s is %s +- %.3f (one standard error).\n", u, sqrt(n * p * (1 - p)) / hz }'
 fi
-echo "allocwatch's figures include its start and restore: a raw run's about 67 ms of CPU, 11 ms"
-echo "of it in user mode (the kernel's symbols, event formats and saved comms read), a text"
-echo "run's about 21 ms, 4 ms in user mode, on the 2-core virtual machine it was developed on"
-echo "(the means of 10 idle runs; user mode sampled by perf's cpu-clock:u)."
+echo "allocwatch's figures include its start and restore, which cost alone (the means of"
+echo "$idle_runs idle runs of 1 s, sampled as above): raw ${idle_raw_user} ms user + ${idle_raw_sys} ms system"
+echo "(the kernel's symbols, event formats and saved comms read), text ${idle_text_user} + ${idle_text_sys}."
 echo "cat wakes at every event; allocwatch, woken, lets the kernel gather lines (or pages)"
 echo "for 50 ms, then reads them all."
