@@ -4,26 +4,7 @@
 #include <charconv>
 #include <cstring>
 
-extern "C" {
-#include <event-parse.h>
-}
-
 namespace allocwatch {
-
-namespace {
-
-// The tep's resolver: the function `*address` lies in, its start in
-// `*address`; nullptr when none.
-char* resolve(void* table, unsigned long long* address, char** module) {
-  KernelSymbols::Found found;
-  if (!static_cast<const KernelSymbols*>(table)->lookup(*address, found))
-    return nullptr;
-  *address = found.start;
-  *module = const_cast<char*>(found.module);
-  return const_cast<char*>(found.name);
-}
-
-} // namespace
 
 void KernelSymbols::add(std::string_view text) {
   while (!text.empty()) {
@@ -133,8 +114,13 @@ bool KernelSymbols::lookup(std::uint64_t address, Found& found) const {
   return true;
 }
 
-void KernelSymbols::install(tep_handle* tep) {
-  tep_set_function_resolver(tep, resolve, this);
+char* KernelSymbols::resolve(unsigned long long* address, char** module) const {
+  Found found;
+  if (!lookup(*address, found))
+    return nullptr;
+  *address = found.start;
+  *module = const_cast<char*>(found.module);
+  return const_cast<char*>(found.name);
 }
 
 } // namespace allocwatch

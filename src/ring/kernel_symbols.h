@@ -6,12 +6,11 @@
 // peak for a 6.18 kernel's 120000 functions, more than the rest of a live
 // run together; this one keeps each as 16 bytes and its name once, leaves
 // out the "__pfx_" padding symbols (half of them), about 2.5 MB in all, and
-// serves the tep through tep_set_function_resolver().
+// serves a tep through tep_set_function_resolver() (resolve()).
 //
 //   KernelSymbols symbols;
 //   symbols.add(chunk) ...;     // /proc/kallsyms text, in any chunks
 //   symbols.finish();           // sorts; lookups from now on
-//   symbols.install(tep);       // the tep asks it; it must outlive the tep's use
 #pragma once
 
 #include <cstdint>
@@ -19,8 +18,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-struct tep_handle;
 
 namespace allocwatch {
 
@@ -45,8 +42,10 @@ public:
   bool lookup(std::uint64_t address, Found& found) const;
   std::size_t size() const { return entries_.size(); }
 
-  // Makes `tep` name addresses through this table.
-  void install(tep_handle* tep);
+  // As a tep's function resolver answers: the name of the function
+  // `*address` lies in (its start put in `*address`, its module in
+  // `*module`, nullptr for the kernel's own), or nullptr when none.
+  char* resolve(unsigned long long* address, char** module) const;
 
 private:
   struct Entry {

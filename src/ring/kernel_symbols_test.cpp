@@ -60,12 +60,17 @@ TEST_CASE("KernelSymbols: a 32-bit kernel's addresses, 8 digits wide") {
   CHECK(found.start == 0xc1234560ULL);
 }
 
-TEST_CASE("KernelSymbols: a tep names addresses through it") {
+TEST_CASE("KernelSymbols: a tep's resolver answers through it") {
   KernelSymbols symbols;
   symbols.add(kKallsyms);
   symbols.finish();
   tep_handle* tep = tep_alloc();
-  symbols.install(tep);
+  tep_set_function_resolver(
+      tep,
+      [](void* table, unsigned long long* address, char** module) {
+        return static_cast<const KernelSymbols*>(table)->resolve(address, module);
+      },
+      &symbols);
   const char* name = tep_find_function(tep, 0xffffffff81234908ULL);
   REQUIRE(name != nullptr);
   CHECK(std::string(name) == "super_cache_scan");

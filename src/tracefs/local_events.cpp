@@ -41,7 +41,26 @@ std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
   return symbols;
 }
 
+// The tep's resolver: the function `*address` lies in, its start in
+// `*address`; nullptr when none.
+char* resolve(void* symbols, unsigned long long* address, char** module) {
+  const KernelSymbols* table = static_cast<KallsymsOnDemand*>(symbols)->table();
+  return table != nullptr ? table->resolve(address, module) : nullptr;
+}
+
 } // namespace
+
+void KallsymsOnDemand::install(tep_handle* tep) {
+  tep_set_function_resolver(tep, resolve, this);
+}
+
+const KernelSymbols* KallsymsOnDemand::table() {
+  if (!tried_) {
+    tried_ = true;
+    table_ = read_symbols(path_);
+  }
+  return table_.get();
+}
 
 Result<LocalEvents> load_local_events(const std::string& tracing_dir,
                                       const std::vector<std::string>& systems,
@@ -83,9 +102,8 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
     });
     events.saved_cmdlines = std::move(*cmdlines);
   }
-  events.symbols = read_symbols(kallsyms);
-  if (events.symbols)
-    events.symbols->install(tep);
+  events.symbols = std::make_unique<KallsymsOnDemand>(kallsyms);
+  events.symbols->install(tep);
   return events;
 }
 

@@ -4,7 +4,8 @@
 // record of theirs is decoded (ring/event_formats.h), the printk formats
 // and saved_cmdlines, and the kernel's functions from /proc/kallsyms in a
 // KernelSymbols table that the tep asks (not libtraceevent's own table,
-// four times its size: ring/kernel_symbols.h).
+// four times its size: ring/kernel_symbols.h), read when the tep is first
+// asked for a name (KallsymsOnDemand).
 //
 // It is tracefs_local_events_system() but for that table and the pending
 // formats: libtracefs 1.6 has no way to leave kallsyms out. A format that
@@ -31,12 +32,32 @@ struct TepFree {
 };
 using TepPtr = std::unique_ptr<tep_handle, TepFree>;
 
+// The kernel's functions for a tep, from a kallsyms file read in full the
+// first time the tep asks for a name: a run that names no function never
+// reads it (printing /proc/kallsyms costs the kernel 40 to 60 ms on a
+// 2-vCPU virtual machine; a raw run in events mode names shrinkers').
+class KallsymsOnDemand {
+public:
+  explicit KallsymsOnDemand(std::string path) : path_(std::move(path)) {}
+  // The tep asks this; it must outlive the tep's use.
+  void install(tep_handle* tep);
+  // The table, read now if it was not; nullptr when the file cannot be read.
+  const KernelSymbols* table();
+  // Whether the file has been read (or tried).
+  bool read() const { return tried_; }
+
+private:
+  std::string path_;
+  bool tried_ = false;
+  std::unique_ptr<KernelSymbols> table_;
+};
+
 // The tep, the formats still to be parsed into it and the table it names
 // functions through: keep them together.
 struct LocalEvents {
   TepPtr tep;
   std::unique_ptr<PendingFormats> formats;
-  std::unique_ptr<KernelSymbols> symbols;
+  std::unique_ptr<KallsymsOnDemand> symbols;
   std::string saved_cmdlines; // the text the tep's comms were read from
 };
 

@@ -55,18 +55,38 @@ TEST_CASE("load_local_events: formats, comms and functions through the compact t
   CHECK(tep_get_sub_buffer_size(tep) == 4096);
   CHECK(std::string(tep_data_comm_from_pid(tep, 2143)) == "stress-ng");
   REQUIRE(events->symbols != nullptr);
-  CHECK(events->symbols->size() == 2);
+  CHECK_FALSE(events->symbols->read()); // not until a name is asked for
   const char* name = tep_find_function(tep, 0xffffffff81300010ULL);
   REQUIRE(name != nullptr);
   CHECK(std::string(name) == "super_cache_scan");
+  CHECK(events->symbols->read());
+  REQUIRE(events->symbols->table() != nullptr);
+  CHECK(events->symbols->table()->size() == 2);
+}
+
+TEST_CASE("load_local_events: kallsyms is read when a name is first asked for, and once") {
+  LocalFixture f;
+  const std::string later = f.fake.path("kallsyms.later");
+  Result<LocalEvents> events = load_local_events(f.fake.dir(), {"vmscan"}, later);
+  REQUIRE(events.ok());
+  // Written after the load: the table is made from what the file holds then.
+  f.fake.write("kallsyms.later", "ffffffff81300000 T super_cache_scan\n");
+  const char* name = tep_find_function(events->tep.get(), 0xffffffff81300010ULL);
+  REQUIRE(name != nullptr);
+  CHECK(std::string(name) == "super_cache_scan");
+  // Read once: what the file says afterwards is not read.
+  f.fake.write("kallsyms.later", "ffffffff81300000 T another_name\n");
+  CHECK(std::string(tep_find_function(events->tep.get(), 0xffffffff81300010ULL)) ==
+        "super_cache_scan");
 }
 
 TEST_CASE("load_local_events: no kallsyms leaves addresses unnamed, not an error") {
   LocalFixture f;
   Result<LocalEvents> events = load_local_events(f.fake.dir(), {"vmscan"}, f.fake.path("none"));
   REQUIRE(events.ok());
-  CHECK(events->symbols == nullptr);
   CHECK(tep_find_function(events->tep.get(), 0xffffffff81300010ULL) == nullptr);
+  CHECK(events->symbols->read());
+  CHECK(events->symbols->table() == nullptr);
 }
 
 TEST_CASE("load_local_events: no header page, or no format at all, is an error that says so") {
