@@ -220,6 +220,7 @@ if [ -n "$hz" ]; then
 fi
 echo "allocwatch's figures include its start and restore, which cost alone (the means of"
 echo "$idle_runs idle runs of 1 s, sampled as above): raw ${idle_raw_user} ms user + ${idle_raw_sys} ms system"
-echo "(the kernel's symbols, event formats and saved comms read), text ${idle_text_user} + ${idle_text_sys}."
+echo "(raw reads the buffer's formats and saved comms; /proc/kallsyms only once a record names"
+echo "a function, which costs the kernel 40 to 60 ms here), text ${idle_text_user} + ${idle_text_sys}."
 echo "cat wakes at every event; allocwatch, woken, lets the kernel gather lines (or pages)"
 echo "for 50 ms, then reads them all."
