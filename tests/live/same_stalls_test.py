@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from same_stalls import TEXT_LINE, profile_pairs
+from same_stalls import CLEAR, NEAR, TEXT_LINE, profile_pairs
 
 SAME_STALLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "same_stalls.py")
 
@@ -39,7 +39,7 @@ def alone(lines, others, threshold, pairs):
     theirs = [s for _, s in spans(others)]
     for i, s in spans(lines):
         near = [o for o in theirs if (o["pid"], o["name"]) == (s["pid"], s["name"])
-                and abs(o["end_ns"] - s["end_ns"]) < 50_000]
+                and abs(o["end_ns"] - s["end_ns"]) < NEAR]
         if s["duration_ns"] >= threshold + 60_000 and len(near) == 1 and s["name"] in pairs:
             return i, s
     return None
@@ -90,7 +90,7 @@ def main(args):
                   f"same_stalls.py passes a text stall its instance stamped 1 us long ({moved} "
                   f"begin moved, exit {rc})")
         clear = {(s["pid"], s["name"]) for _, s in spans(raw)
-                 if s["duration_ns"] >= threshold + 50_000}
+                 if s["duration_ns"] >= threshold + CLEAR}
         rows = {}
         for i, s in spans(text):
             if s["name"] in pairs and (s["pid"], s["name"]) in clear:
