@@ -71,6 +71,7 @@ std::size_t CpuMerge::push(int cpu, std::size_t size) {
   quiet_ = false;
   Cpu& c = cpus_[static_cast<std::size_t>(cpu)];
   raise_floor(c, newest);
+  run_cpu_ = -1; // this CPU may now hold what goes before the run's next
   c.pages.push_back(std::move(page));
   ++queued_pages_;
   return data_size;
@@ -136,6 +137,14 @@ bool CpuMerge::next(Item& item) {
     recycle(std::move(given_out_));
     given_out_ = Page{};
   }
+  if (run_cpu_ >= 0) {
+    Cpu& cpu = cpus_[static_cast<std::size_t>(run_cpu_)];
+    if (ready(cpu) && !cpu.lost_first && key(cpu) <= run_limit_) {
+      give_event(cpu, run_cpu_, item);
+      return true;
+    }
+    run_cpu_ = -1;
+  }
 
   Cpu* best = nullptr;
   int best_index = -1;
@@ -159,6 +168,8 @@ bool CpuMerge::next(Item& item) {
   if (!go && queued_pages_ > options_.max_pages) {
     go = true;
     ++forced_;
+  } else if (go && !best->lost_first) {
+    start_run(best_index, finished_ ? std::numeric_limits<std::uint64_t>::max() : floor);
   }
   if (!go)
     return false;
@@ -173,17 +184,44 @@ bool CpuMerge::next(Item& item) {
       retire_front(*best, false);
     return true;
   }
-  const PageRecord& event = page.events[best->next_event];
+  give_event(*best, best_index, item);
+  return true;
+}
+
+void CpuMerge::start_run(int index, std::uint64_t floor) {
+  // What the slow path would take before `index`'s next records: another
+  // CPU's older one, or an equal one of a lower index.
+  std::uint64_t limit = floor;
+  for (std::size_t i = 0; i < cpus_.size(); ++i) {
+    Cpu& cpu = cpus_[i];
+    if (static_cast<int>(i) == index || !ready(cpu))
+      continue;
+    const std::uint64_t other = key(cpu);
+    if (static_cast<int>(i) < index) {
+      if (other == 0)
+        return;
+      limit = std::min(limit, other - 1);
+    } else {
+      limit = std::min(limit, other);
+    }
+  }
+  run_cpu_ = index;
+  run_limit_ = limit;
+}
+
+void CpuMerge::give_event(Cpu& cpu, int index, Item& item) {
+  Page& page = cpu.pages.front();
+  const PageRecord& event = page.events[cpu.next_event];
+  item.cpu = index;
   item.kind = Item::Kind::Event;
-  item.event = RawEvent{best_index, event.ts, page.bytes.get() + event.offset, event.size};
+  item.event = RawEvent{index, event.ts, page.bytes.get() + event.offset, event.size};
   item.lost = 0;
-  if (ts < last_given_)
+  if (event.ts < last_given_)
     ++late_;
   else
-    last_given_ = ts;
-  if (++best->next_event == page.events.size())
-    retire_front(*best, true);
-  return true;
+    last_given_ = event.ts;
+  if (++cpu.next_event == page.events.size())
+    retire_front(cpu, true);
 }
 
 } // namespace allocwatch

@@ -135,6 +135,12 @@ private:
   void retire_front(Cpu& cpu, bool given);
   Page take_page();
   void recycle(Page page);
+  // Gives out `cpu`'s (number `index`) next record, which must be an event.
+  void give_event(Cpu& cpu, int index, Item& item);
+  // The CPU `index` is about to give out its next event, no newer than
+  // `floor`: notes up to which time its following ones go out without
+  // another look at the others (until a push).
+  void start_run(int index, std::uint64_t floor);
 
   std::size_t page_size_;
   Options options_;
@@ -143,6 +149,10 @@ private:
   Page filling_;      // what buffer() gave out, until push()
   std::vector<Page> spare_;
   Page given_out_; // the page of the item last given, if done with
+  // A run: while CPU run_cpu_'s next record is an event no newer than
+  // run_limit_, it is what the full look at every CPU would give. -1: none.
+  int run_cpu_ = -1;
+  std::uint64_t run_limit_ = 0;
   std::size_t queued_pages_ = 0;
   std::uint64_t newest_ = 0; // newest timestamp pushed
   bool pushed_ = false;      // anything pushed at all
