@@ -6,6 +6,7 @@
 #include "ring/function_text.h"
 #include "ring/line_columns.h"
 #include "ring/print_plan.h"
+#include "util/string_hash.h"
 
 #include <algorithm>
 #include <array>
@@ -136,7 +137,7 @@ struct EventDecoder::Impl {
     return padded_copy.get();
   }
   mutable trace_seq seq;
-  // What a record's fields printed, by its event and the bytes its print
+  // What a record's name and fields printed, by its event and the bytes its print
   // reads: with a plan, the payload from the plan's first field on (the
   // common fields, which change with the task, are mostly not read); else
   // the whole payload (libtraceevent may read a common field).
@@ -161,11 +162,12 @@ struct EventDecoder::Impl {
     trace_seq_terminate(&seq);
     return {seq.buffer, seq.len};
   }
-  // Appends the fields of a record of `info`'s event (`type`) whose
+  // Appends "name: fields" of a record of `info`'s event (`type`) whose
   // payload holds its fixed fields; `library` gives it as libtraceevent
   // reads it. One line: a field's line break prints as a space.
-  void append_fields(const EventInfo& info, std::uint16_t type, std::string_view payload,
-                     LibraryRecord& library, std::string& out) const;
+  void append_body(const EventInfo& info, std::uint16_t type, std::string_view payload,
+                   LibraryRecord& library, std::string& out) const;
+  mutable EventTaskColumns event_tasks; // the columns before an event's time
   // The fields as printed without a plan.
   void append_library_fields(tep_record& record, std::string& out) const;
   // An event whose print format libtraceevent could not read (a trace.dat
@@ -293,11 +295,13 @@ const EventInfo& EventDecoder::Impl::info(int id) {
   return info;
 }
 
-void EventDecoder::Impl::append_fields(const EventInfo& info, std::uint16_t type,
-                                       std::string_view payload, LibraryRecord& library,
-                                       std::string& out) const {
+void EventDecoder::Impl::append_body(const EventInfo& info, std::uint16_t type,
+                                     std::string_view payload, LibraryRecord& library,
+                                     std::string& out) const {
   const std::size_t at = out.size();
   auto print_here = [&] {
+    out.append(info.name);
+    out.append(": ");
     if (info.plan != nullptr)
       info.plan->append(payload.data(), payload.size(), out);
     else
@@ -312,8 +316,7 @@ void EventDecoder::Impl::append_fields(const EventInfo& info, std::uint16_t type
     print_here();
     return;
   }
-  Printed& slot = printed[(std::hash<std::string_view>{}(bytes) + type * 0x9E3779B97F4A7C15ULL) %
-                          kPrintedSlots];
+  Printed& slot = printed[(hash_every_byte(bytes) + type * 0x9E3779B97F4A7C15ULL) % kPrintedSlots];
   if (!slot.holds(type, bytes)) {
     print_here();
     slot.text.clear();
@@ -565,12 +568,11 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
       const std::string_view latency = info->plain_common
                                            ? d.latency_of(data, library)
                                            : d.print(library.get(), TEP_PRINT_LATENCY);
-      put_event_head(out, comm, pid, header.cpu, latency, header.ts);
+      d.event_tasks.append(out, comm, pid, header.cpu, latency);
+      put_event_time(out, header.ts);
     }
-    out.append(info->name);
-    out.append(": ");
-    fields_at = out.size();
-    d.append_fields(*info, type, payload, library, out);
+    fields_at = out.size() + info->name.size() + 2;
+    d.append_body(*info, type, payload, library, out);
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
       out.append(" */");

@@ -99,12 +99,12 @@ void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::s
   s.append(" | ");
 }
 
-void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
-                    std::string_view latency, std::uint64_t ts) {
+void put_event_task(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+                    std::string_view latency) {
   // Room for a comm and a latency column of any kernel's; longer ones (a
   // forged trace.dat's) are cut here and never printed past their end.
   constexpr std::size_t kLongest = 64;
-  char line[2 * kLongest + 96];
+  char line[2 * kLongest + 64];
   char* p = line;
   auto put = [&p](std::string_view text) {
     std::memcpy(p, text.data(), text.size());
@@ -137,16 +137,44 @@ void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std
   put("] ");
   put(latency.substr(0, kLongest));
   *p++ = ' ';
-  const std::uint64_t us = (ts + 500) / 1000; // ns2usecs() rounds
-  begin = decimal_digits(us / 1'000'000, end);
-  pad(5, static_cast<std::size_t>(end - begin), ' ');
-  put({begin, static_cast<std::size_t>(end - begin)});
-  *p++ = '.';
-  begin = decimal_digits(us % 1'000'000, end);
-  pad(6, static_cast<std::size_t>(end - begin), '0');
-  put({begin, static_cast<std::size_t>(end - begin)});
-  put(": ");
   s.append(line, static_cast<std::size_t>(p - line));
+}
+
+void put_event_time(std::string& s, std::uint64_t ts) {
+  const std::uint64_t us = (ts + 500) / 1000; // ns2usecs() rounds
+  // "%5llu.%06llu: ", the seconds at most 20 digits.
+  char line[kMaxDigits + 10];
+  char* const end = line + sizeof line;
+  char* p = end;
+  *--p = ' ';
+  *--p = ':';
+  std::uint64_t micros = us % 1'000'000;
+  for (int i = 0; i < 6; ++i, micros /= 10)
+    *--p = static_cast<char>('0' + micros % 10);
+  *--p = '.';
+  p = decimal_digits(us / 1'000'000, p);
+  while (end - p < 5 + 1 + 6 + 2)
+    *--p = ' ';
+  s.append(p, static_cast<std::size_t>(end - p));
+}
+
+void EventTaskColumns::append(std::string& out, std::string_view comm, std::int32_t pid,
+                              std::int32_t cpu, std::string_view latency) {
+  if (comm.size() > kLongest || latency.size() > kLongest) {
+    put_event_task(out, comm, pid, cpu, latency);
+    return;
+  }
+  Slot& slot =
+      slots_[(static_cast<std::uint32_t>(pid) * 31 + static_cast<std::uint32_t>(cpu)) % kSlots];
+  if (slot.pid != pid || slot.cpu != cpu || slot.comm != comm || slot.latency != latency) {
+    slot.pid = pid;
+    slot.cpu = cpu;
+    slot.comm.assign(comm);
+    slot.latency.assign(latency);
+    slot.text.clear();
+    put_event_task(slot.text, comm, pid, cpu, latency);
+  }
+  out.append(slot.text);
 }
 
 } // namespace allocwatch

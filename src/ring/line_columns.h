@@ -3,6 +3,7 @@
 // of ring-buffer records. Each appends to `s`.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,10 +33,34 @@ void put_graph_proc(std::string& s, std::string_view comm, std::int32_t pid);
 // -cpu and -proc on), the abstime cut to the µs.
 void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::string_view comm,
                       std::int32_t pid);
-// The nop tracer's columns before an event's name: "%16s-%-7d [%03d] "
-// (comm right-aligned, pid left-aligned), the latency column, the time
-// rounded to the µs, ": "; in one append.
-void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
-                    std::string_view latency, std::uint64_t ts);
+// The nop tracer's columns before an event's time: "%16s-%-7d [%03d] "
+// (comm right-aligned, pid left-aligned), the latency column and a space;
+// in one append. Then put_event_time(): the time rounded to the µs
+// ("%5llu.%06llu") and ": ".
+void put_event_task(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+                    std::string_view latency);
+void put_event_time(std::string& s, std::uint64_t ts);
+
+// put_event_task()'s text, remembered by task and CPU in kSlots slots: a
+// task's lines repeat it. A comm or latency column longer than kLongest
+// (a forged trace.dat's) is written again each time.
+class EventTaskColumns {
+public:
+  static constexpr std::size_t kSlots = 64;
+  static constexpr std::size_t kLongest = 64;
+  // Appends what put_event_task(out, comm, pid, cpu, latency) appends.
+  void append(std::string& out, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+              std::string_view latency);
+
+private:
+  struct Slot {
+    std::int32_t pid = -1;
+    std::int32_t cpu = -1;
+    std::string comm;
+    std::string latency;
+    std::string text;
+  };
+  std::array<Slot, kSlots> slots_;
+};
 
 } // namespace allocwatch

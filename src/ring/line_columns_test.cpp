@@ -48,6 +48,13 @@ TEST_CASE("comm-pid centred in 14 columns, the comm cut to 7 bytes") {
         "   13.218727 |   0)   <...>-156    | ");
 }
 
+// The columns before an event's name, as the decoder writes them.
+void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
+                    std::string_view latency, std::uint64_t ts) {
+  put_event_task(s, comm, pid, cpu, latency);
+  put_event_time(s, ts);
+}
+
 TEST_CASE("the nop tracer's columns before the event: comm-pid, cpu, latency, time") {
   CHECK(put([](std::string& s) { put_event_head(s, "bash", 2143, 0, "d..1.", 224'593'574'500); }) ==
         "            bash-2143    [000] d..1.   224.593575: ");
@@ -61,5 +68,35 @@ TEST_CASE("the nop tracer's columns before the event: comm-pid, cpu, latency, ti
   const std::string line = put([&](std::string& s) { put_event_head(s, huge, 7, 1, huge, 1); });
   CHECK(line ==
         std::string(64, 'x') + "-7       [001] " + std::string(64, 'x') + "     0.000000: ");
+  CHECK(put([](std::string& s) { put_event_time(s, 10'000'000'000'000'000'000ULL); }) ==
+        "10000000000.000000: ");
+  // The kernel's ns2usecs() adds its 500 ns in 64 bits: the last 500 wrap.
+  CHECK(put([](std::string& s) { put_event_time(s, ~0ULL); }) == "    0.000000: ");
+  CHECK(put([](std::string& s) { put_event_time(s, 1'000'000'499'999ULL); }) == " 1000.000500: ");
   CHECK(put([](std::string& s) { put_uint_width(s, 7, 3, '0'); }) == "007");
+}
+
+TEST_CASE("EventTaskColumns: what put_event_task writes, whatever changed since") {
+  EventTaskColumns columns;
+  const std::string huge(100, 'x');
+  struct Call {
+    std::string_view comm;
+    std::int32_t pid;
+    std::int32_t cpu;
+    std::string_view latency;
+  };
+  // The same task again; its comm renamed; another CPU; another latency;
+  // a pid sharing its slot; a comm too long to keep; then the first again.
+  const Call calls[] = {{"bash", 2143, 0, "d..1."}, {"bash", 2143, 0, "d..1."},
+                        {"sh", 2143, 0, "d..1."},   {"sh", 2143, 1, "d..1."},
+                        {"sh", 2143, 1, "....."},   {"kswapd0", 2143 + 64, 1, "....."},
+                        {huge, 2143, 1, "....."},   {"bash", 2143, 0, "d..1."}};
+  for (const Call& call : calls) {
+    std::string want = "<";
+    put_event_task(want, call.comm, call.pid, call.cpu, call.latency);
+    std::string got = "<";
+    columns.append(got, call.comm, call.pid, call.cpu, call.latency);
+    CAPTURE(want);
+    CHECK(got == want);
+  }
 }

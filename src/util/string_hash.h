@@ -8,6 +8,10 @@
 
 namespace allocwatch {
 
+// A hash that every byte of `bytes` moves, a word at a time: for keys that
+// differ anywhere (a record's fields), where StringHash samples three words.
+std::uint64_t hash_every_byte(std::string_view bytes);
+
 // The keys are kernel symbol and event names, looked up once per trace line:
 // the length and three 8-byte loads (start, middle, end) tell them apart in a
 // few instructions, where std::hash reads every byte. A collision only costs a
@@ -26,7 +30,6 @@ struct StringHash {
                (load(text.data() + n - 8) * 0x9E3779B97F4A7C15ULL));
   }
 
-private:
   static std::uint64_t load(const char* p) {
     std::uint64_t word;
     std::memcpy(&word, p, sizeof word);
@@ -43,5 +46,18 @@ private:
     return static_cast<std::size_t>(h);
   }
 };
+
+inline std::uint64_t hash_every_byte(std::string_view bytes) {
+  std::uint64_t h = bytes.size();
+  std::size_t at = 0;
+  for (; at + 8 <= bytes.size(); at += 8)
+    h = (h ^ StringHash::load(bytes.data() + at)) * 0x9E3779B97F4A7C15ULL;
+  if (at < bytes.size()) {
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, bytes.data() + at, bytes.size() - at);
+    h = (h ^ tail) * 0x9E3779B97F4A7C15ULL;
+  }
+  return StringHash::mix(h);
+}
 
 } // namespace allocwatch

@@ -31,3 +31,18 @@ TEST_CASE("StringHash: maps find string_view keys, the empty one too") {
   CHECK(map.find(std::string_view("x"))->second == 2);
   CHECK(map.find(std::string_view("y")) == map.end());
 }
+
+TEST_CASE("hash_every_byte: a change in any byte moves it") {
+  std::string bytes(41, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>(i * 7);
+  const std::uint64_t base = hash_every_byte(bytes);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::string changed = bytes;
+    changed[i] = static_cast<char>(changed[i] ^ 1);
+    CAPTURE(i);
+    CHECK(hash_every_byte(changed) != base);
+  }
+  CHECK(hash_every_byte(std::string_view(bytes).substr(0, 40)) != base); // the length counts
+  CHECK(hash_every_byte({}) == hash_every_byte(std::string_view("", 0)));
+}
