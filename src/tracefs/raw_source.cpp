@@ -140,6 +140,7 @@ RawSource::RawSource(LocalEvents events, Options options, std::size_t page_size,
       last_comms_() {
   // The tep's comms were read from it: the first refresh hands on what changed since.
   saved_cmdlines_ = std::move(events_.saved_cmdlines);
+  recent_pids_.fill(-1);
 }
 
 RawSource::~RawSource() {
@@ -250,11 +251,14 @@ void RawSource::collect_stats_losses() {
 }
 
 bool RawSource::first_seen(std::int32_t pid) {
-  if (pid == last_seen_pid_) // records come in runs of one task's
+  std::int32_t& recent = recent_pids_[static_cast<std::uint32_t>(pid) % kRecentPids];
+  if (recent == pid)
     return false;
-  last_seen_pid_ = pid;
-  if (seen_pids_.size() >= kSeenPids)
+  if (seen_pids_.size() >= kSeenPids) {
     seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
+    recent_pids_.fill(-1);
+  }
+  recent = pid;
   return seen_pids_.insert(pid).second;
 }
 

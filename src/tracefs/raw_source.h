@@ -61,6 +61,7 @@
 #include "tracefs/local_events.h"
 #include "util/result.h"
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <iosfwd>
@@ -179,9 +180,12 @@ private:
   std::string saved_cmdlines_;                       // as then
   std::uint64_t names_forgotten_ = 0;                // the decoder's count then
   std::unordered_set<std::int32_t> seen_pids_;
-  std::int32_t last_seen_pid_ = -1; // the pid first_seen() was last asked
-  bool settled_ = false;            // slept kSettle since the last page read
-  bool caught_up_ = false;          // the last turn read every CPU to its writer
+  // first_seen()'s recent answers, by pid: records of a few tasks
+  // interleave, and each is in seen_pids_ (-1: none).
+  static constexpr std::size_t kRecentPids = 64;
+  std::array<std::int32_t, kRecentPids> recent_pids_;
+  bool settled_ = false;   // slept kSettle since the last page read
+  bool caught_up_ = false; // the last turn read every CPU to its writer
 };
 
 } // namespace allocwatch
