@@ -152,6 +152,7 @@ struct EventDecoder::Impl {
     }
   };
   mutable std::vector<Printed> printed = std::vector<Printed>(kPrintedSlots);
+  mutable EventTaskColumns event_tasks; // the columns before an event's time
   // The latency column, by common_flags and common_preempt_count.
   mutable std::unordered_map<std::uint16_t, std::string> latency;
 
@@ -167,7 +168,6 @@ struct EventDecoder::Impl {
   // reads it. One line: a field's line break prints as a space.
   void append_body(const EventInfo& info, std::uint16_t type, std::string_view payload,
                    LibraryRecord& library, std::string& out) const;
-  mutable EventTaskColumns event_tasks; // the columns before an event's time
   // The fields as printed without a plan.
   void append_library_fields(tep_record& record, std::string& out) const;
   // An event whose print format libtraceevent could not read (a trace.dat
