@@ -165,9 +165,10 @@ struct EventDecoder::Impl {
   }
   // Appends "name: fields" of a record of `info`'s event (`type`) whose
   // payload holds its fixed fields; `library` gives it as libtraceevent
-  // reads it. One line: a field's line break prints as a space.
-  void append_body(const EventInfo& info, std::uint16_t type, std::string_view payload,
-                   LibraryRecord& library, std::string& out) const;
+  // reads it. One line: a field's line break prints as a space. Returns
+  // where in `out` the fields begin.
+  std::size_t append_body(const EventInfo& info, std::uint16_t type, std::string_view payload,
+                          LibraryRecord& library, std::string& out) const;
   // The fields as printed without a plan.
   void append_library_fields(tep_record& record, std::string& out) const;
   // An event whose print format libtraceevent could not read (a trace.dat
@@ -295,13 +296,15 @@ const EventInfo& EventDecoder::Impl::info(int id) {
   return info;
 }
 
-void EventDecoder::Impl::append_body(const EventInfo& info, std::uint16_t type,
-                                     std::string_view payload, LibraryRecord& library,
-                                     std::string& out) const {
+std::size_t EventDecoder::Impl::append_body(const EventInfo& info, std::uint16_t type,
+                                            std::string_view payload, LibraryRecord& library,
+                                            std::string& out) const {
+  constexpr std::string_view kAfterName = ": ";
   const std::size_t at = out.size();
+  const std::size_t fields_at = at + info.name.size() + kAfterName.size();
   auto print_here = [&] {
     out.append(info.name);
-    out.append(": ");
+    out.append(kAfterName);
     if (info.plan != nullptr)
       info.plan->append(payload.data(), payload.size(), out);
     else
@@ -314,7 +317,7 @@ void EventDecoder::Impl::append_body(const EventInfo& info, std::uint16_t type,
                            : payload;
   if (bytes.size() > kPrintedBytes) {
     print_here();
-    return;
+    return fields_at;
   }
   Printed& slot = printed[(hash_every_byte(bytes) + type * 0x9E3779B97F4A7C15ULL) % kPrintedSlots];
   if (!slot.holds(type, bytes)) {
@@ -326,9 +329,10 @@ void EventDecoder::Impl::append_body(const EventInfo& info, std::uint16_t type,
       std::memcpy(slot.bytes.data(), bytes.data(), bytes.size());
       slot.text.assign(out, at);
     }
-    return;
+    return fields_at;
   }
   out.append(slot.text);
+  return fields_at;
 }
 
 void EventDecoder::Impl::append_library_fields(tep_record& record, std::string& out) const {
@@ -569,10 +573,10 @@ void EventDecoder::format(std::string_view blob, std::string& out, std::size_t& 
                                            ? d.latency_of(data, library)
                                            : d.print(library.get(), TEP_PRINT_LATENCY);
       d.event_tasks.append(out, comm, pid, header.cpu, latency);
-      put_event_time(out, header.ts);
+      put_abstime(out, header.ts, Micros::Rounded);
+      out.append(": ");
     }
-    fields_at = out.size() + info->name.size() + 2;
-    d.append_body(*info, type, payload, library, out);
+    fields_at = d.append_body(*info, type, payload, library, out);
     fields_size = out.size() - fields_at;
     if (d.style == LineStyle::Graph)
       out.append(" */");

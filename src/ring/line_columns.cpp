@@ -34,9 +34,17 @@ void put_int(std::string& s, std::int32_t v) {
 
 void put_abstime(std::string& s, std::uint64_t ts, Micros micros) {
   const std::uint64_t us = (micros == Micros::Rounded ? ts + 500 : ts) / 1000;
-  put_uint_width(s, us / 1'000'000, 5, ' ');
-  s.push_back('.');
-  put_uint_width(s, us % 1'000'000, 6, '0');
+  // In one append: the seconds have at most kMaxDigits digits.
+  char text[kMaxDigits + 8];
+  char* const end = text + sizeof text;
+  char* p = decimal_digits(us % 1'000'000, end);
+  while (end - p < 6)
+    *--p = '0';
+  *--p = '.';
+  p = decimal_digits(us / 1'000'000, p);
+  while (end - p < 5 + 1 + 6)
+    *--p = ' ';
+  s.append(p, static_cast<std::size_t>(end - p));
 }
 
 // kernel/trace/trace_functions_graph.c, print_graph_duration(): the overhead
@@ -138,24 +146,6 @@ void put_event_task(std::string& s, std::string_view comm, std::int32_t pid, std
   put(latency.substr(0, kLongest));
   *p++ = ' ';
   s.append(line, static_cast<std::size_t>(p - line));
-}
-
-void put_event_time(std::string& s, std::uint64_t ts) {
-  const std::uint64_t us = (ts + 500) / 1000; // ns2usecs() rounds
-  // "%5llu.%06llu: ", the seconds at most 20 digits.
-  char line[kMaxDigits + 10];
-  char* const end = line + sizeof line;
-  char* p = end;
-  *--p = ' ';
-  *--p = ':';
-  std::uint64_t micros = us % 1'000'000;
-  for (int i = 0; i < 6; ++i, micros /= 10)
-    *--p = static_cast<char>('0' + micros % 10);
-  *--p = '.';
-  p = decimal_digits(us / 1'000'000, p);
-  while (end - p < 5 + 1 + 6 + 2)
-    *--p = ' ';
-  s.append(p, static_cast<std::size_t>(end - p));
 }
 
 void EventTaskColumns::append(std::string& out, std::string_view comm, std::int32_t pid,

@@ -35,11 +35,10 @@ void put_graph_prefix(std::string& s, std::uint64_t ts, std::int32_t cpu, std::s
                       std::int32_t pid);
 // The nop tracer's columns before an event's time: "%16s-%-7d [%03d] "
 // (comm right-aligned, pid left-aligned), the latency column and a space;
-// in one append. Then put_event_time(): the time rounded to the µs
-// ("%5llu.%06llu") and ": ".
+// in one append. The time follows as put_abstime(Micros::Rounded), then
+// ": ".
 void put_event_task(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
                     std::string_view latency);
-void put_event_time(std::string& s, std::uint64_t ts);
 
 // put_event_task()'s text, remembered by task and CPU in kSlots slots: a
 // task's lines repeat it. A comm or latency column longer than kLongest

@@ -52,7 +52,8 @@ TEST_CASE("comm-pid centred in 14 columns, the comm cut to 7 bytes") {
 void put_event_head(std::string& s, std::string_view comm, std::int32_t pid, std::int32_t cpu,
                     std::string_view latency, std::uint64_t ts) {
   put_event_task(s, comm, pid, cpu, latency);
-  put_event_time(s, ts);
+  put_abstime(s, ts, Micros::Rounded);
+  s.append(": ");
 }
 
 TEST_CASE("the nop tracer's columns before the event: comm-pid, cpu, latency, time") {
@@ -68,11 +69,13 @@ TEST_CASE("the nop tracer's columns before the event: comm-pid, cpu, latency, ti
   const std::string line = put([&](std::string& s) { put_event_head(s, huge, 7, 1, huge, 1); });
   CHECK(line ==
         std::string(64, 'x') + "-7       [001] " + std::string(64, 'x') + "     0.000000: ");
-  CHECK(put([](std::string& s) { put_event_time(s, 10'000'000'000'000'000'000ULL); }) ==
-        "10000000000.000000: ");
+  CHECK(put([](std::string& s) {
+          put_abstime(s, 10'000'000'000'000'000'000ULL, Micros::Rounded);
+        }) == "10000000000.000000");
   // The kernel's ns2usecs() adds its 500 ns in 64 bits: the last 500 wrap.
-  CHECK(put([](std::string& s) { put_event_time(s, ~0ULL); }) == "    0.000000: ");
-  CHECK(put([](std::string& s) { put_event_time(s, 1'000'000'499'999ULL); }) == " 1000.000500: ");
+  CHECK(put([](std::string& s) { put_abstime(s, ~0ULL, Micros::Rounded); }) == "    0.000000");
+  CHECK(put([](std::string& s) { put_abstime(s, 1'000'000'499'999ULL, Micros::Rounded); }) ==
+        " 1000.000500");
   CHECK(put([](std::string& s) { put_uint_width(s, 7, 3, '0'); }) == "007");
 }
 
