@@ -31,8 +31,6 @@ constexpr auto kStatsInterval = std::chrono::seconds(1);
 constexpr auto kCommsInterval = std::chrono::seconds(1);
 // A pid new to the run reads saved_cmdlines again, but not more often.
 constexpr auto kUnknownCommInterval = std::chrono::milliseconds(100);
-// The pids remembered as seen.
-constexpr std::size_t kSeenPids = 4096;
 // After a read that found records, the reader sleeps this long (more than
 // the merge's slack) and reads every CPU again: if they are all empty, the
 // quiet rule gives out everything read, so that records do not wait for
@@ -140,7 +138,6 @@ RawSource::RawSource(LocalEvents events, Options options, std::size_t page_size,
       last_comms_() {
   // The tep's comms were read from it: the first refresh hands on what changed since.
   saved_cmdlines_ = std::move(events_.saved_cmdlines);
-  recent_pids_.fill(-1);
 }
 
 RawSource::~RawSource() {
@@ -250,21 +247,9 @@ void RawSource::collect_stats_losses() {
   }
 }
 
-bool RawSource::first_seen(std::int32_t pid) {
-  std::int32_t& recent = recent_pids_[static_cast<std::uint32_t>(pid) % kRecentPids];
-  if (recent == pid)
-    return false;
-  if (seen_pids_.size() >= kSeenPids) {
-    seen_pids_.clear(); // forgotten pids only cost a read of saved_cmdlines again
-    recent_pids_.fill(-1);
-  }
-  recent = pid;
-  return seen_pids_.insert(pid).second;
-}
-
 std::vector<std::pair<std::int32_t, std::string>> RawSource::task_names() const {
   std::vector<std::pair<std::int32_t, std::string>> names;
-  for (const std::int32_t pid : seen_pids_)
+  for (const std::int32_t pid : seen_pids_.pids())
     if (const std::string_view comm = decoder_.comm_of(pid); pid > 0 && comm != "<...>")
       names.emplace_back(pid, comm);
   std::sort(names.begin(), names.end());
@@ -310,7 +295,7 @@ const Record* RawSource::deliver(CpuMerge::Item& item) {
   // reused pid since saved_cmdlines was last read; and the kernel saves a
   // comm there only at the task's next context switch. It is named as
   // /proc says now, or, once gone, as saved_cmdlines says.
-  if (record->pid > 0 && first_seen(record->pid)) {
+  if (record->pid > 0 && seen_pids_.first(record->pid)) {
     const std::string before(record->comm);
     if (const std::string now = proc_comm(record->pid); !now.empty())
       decoder_.name_task(record->pid, now);

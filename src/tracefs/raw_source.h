@@ -59,15 +59,14 @@
 #include "trace/record_source.h"
 #include "tracefs/cpu_stats.h"
 #include "tracefs/local_events.h"
+#include "tracefs/seen_pids.h"
 #include "util/result.h"
 
-#include <array>
 #include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -120,7 +119,7 @@ public:
   int cpus() const { return static_cast<int>(cpus_.size()); }
 
   // The names the run gives the tasks whose records it has read (of the
-  // last kSeenPids): pid and comm, none unknown ("<...>") or idle.
+  // last SeenPids::kCapacity): pid and comm, none unknown ("<...>") or idle.
   std::vector<std::pair<std::int32_t, std::string>> task_names() const;
 
 private:
@@ -156,8 +155,6 @@ private:
   // records to give.
   void collect_stats_losses();
   void refresh_comms();
-  // True the first time `pid` comes (of the last kSeenPids).
-  bool first_seen(std::int32_t pid);
   void say_merge_trouble() const;
   // The record of `item` (whose event's cpu it sets to the CPU's number).
   const Record* deliver(CpuMerge::Item& item);
@@ -179,11 +176,7 @@ private:
   std::chrono::steady_clock::time_point last_comms_; // saved_cmdlines last read
   std::string saved_cmdlines_;                       // as then
   std::uint64_t names_forgotten_ = 0;                // the decoder's count then
-  std::unordered_set<std::int32_t> seen_pids_;
-  // first_seen()'s recent answers, by pid: records of a few tasks
-  // interleave, and each is in seen_pids_ (-1: none).
-  static constexpr std::size_t kRecentPids = 64;
-  std::array<std::int32_t, kRecentPids> recent_pids_;
+  SeenPids seen_pids_;
   bool settled_ = false;   // slept kSettle since the last page read
   bool caught_up_ = false; // the last turn read every CPU to its writer
 };
