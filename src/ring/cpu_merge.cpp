@@ -47,7 +47,7 @@ std::size_t CpuMerge::push(int cpu, std::size_t size) {
   Page page = std::move(filling_);
   filling_ = Page{};
   std::byte* const bytes = page.bytes.get();
-  const bool loaded = reader_.load(cpu, bytes, std::min(size, page_size_));
+  const bool loaded = reader_.load(bytes, std::min(size, page_size_));
   if (reader_.damaged())
     ++damaged_pages_;
   const std::size_t data_size = reader_.data_size();

@@ -56,21 +56,18 @@ PageReader::~PageReader() {
 
 // Rewrites the commit word so that kbuffer sees `data_length` bytes of data,
 // and a stored missed count only if `stored`.
-void PageReader::cut_at(std::size_t data_length, bool stored) {
+void PageReader::cut_at(std::byte* buffer, std::size_t data_length, bool stored) {
   const int long_size = static_cast<int>(header_size_ - 8);
-  std::uint64_t word = read_word(page_ + 8, long_size);
+  std::uint64_t word = read_word(buffer + 8, long_size);
   word = (word & ~kCommitMask) | data_length;
   if (!stored)
     word &= ~kMissedStored;
-  write_word(page_ + 8, long_size, word);
+  write_word(buffer + 8, long_size, word);
   data_end_ = header_size_ + data_length;
 }
 
-bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
-  cpu_ = cpu;
-  page_ = buffer;
+bool PageReader::load(std::byte* buffer, std::size_t size) {
   records_.clear();
-  next_record_ = 0;
   damaged_ = false;
   missed_ = 0;
   timestamp_ = 0;
@@ -82,7 +79,6 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
   std::memset(buffer + size, 0, page_size_ + kPageSlack - size);
   if (size < header_size_) {
     damaged_ = true;
-    page_ = nullptr;
     return false;
   }
 
@@ -104,7 +100,7 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
         stored ? static_cast<long long>(read_word(buffer + header_size_ + length, long_size)) : -1;
   if (missed_ < -1) // a count with its top bit set is a lie, not a loss
     missed_ = -1;
-  cut_at(length, stored);
+  cut_at(buffer, length, stored);
 
   // One walk: each record's header is read by kbuffer_raw_get (kbuffer's
   // translate_data), checked, and its time taken as kbuffer_next_event
@@ -125,7 +121,7 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
       // A padding record may run to the page's end; any other lies.
       if (info.type != KBUFFER_TYPE_PADDING)
         damaged_ = true;
-      cut_at(static_cast<std::size_t>(at - buffer) - header_size_, stored);
+      cut_at(buffer, static_cast<std::size_t>(at - buffer) - header_size_, stored);
       break;
     }
     switch (info.type) {
@@ -146,18 +142,9 @@ bool PageReader::load(int cpu, std::byte* buffer, std::size_t size) {
   return true;
 }
 
-bool PageReader::next(RawEvent& event) {
-  if (next_record_ == records_.size())
-    return false;
-  const PageRecord& record = records_[next_record_++];
-  event = RawEvent{cpu_, record.ts, page_ + record.offset, record.size};
-  return true;
-}
-
 void PageReader::take_records(std::vector<PageRecord>& into) {
   into.swap(records_);
   records_.clear();
-  next_record_ = 0;
 }
 
 } // namespace allocwatch

@@ -3,10 +3,10 @@
 // libtraceevent's kbuffer.
 //
 //   PageReader reader(page_size);              // one per CPU or queue; reused
-//   reader.load(cpu, buffer, bytes_read);      // buffer: page_size + kPageSlack bytes
+//   reader.load(buffer, bytes_read);           // buffer: page_size + kPageSlack bytes
 //   if (reader.missed() != 0) ...              // events lost before this page
-//   RawEvent e;
-//   while (reader.next(e)) ...                 // oldest first; e.data points into buffer
+//   for (const PageRecord& r : reader.records()) ...  // oldest first; at buffer + r.offset
+//   reader.take_records(queue);                // or moved out, for later
 //
 // The page is the running kernel's: host byte order, a header of a u64
 // timestamp and a `long_size` commit word (the committed data's length, with
@@ -32,10 +32,9 @@
 // follows a time extend.
 #pragma once
 
-#include "ring/raw_event.h"
-
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 struct kbuffer;
@@ -66,17 +65,17 @@ public:
 
   // Loads the `size` bytes read into `buffer` (at most page_size; the buffer
   // holds page_size + kPageSlack bytes, which load() may rewrite: the bytes
-  // after `size` are zeroed and a lying header is cut). The buffer must stay
-  // until the next load() or the last next(). False when the bytes cannot
-  // hold a page header: the page then has no records and is damaged().
-  bool load(int cpu, std::byte* buffer, std::size_t size);
+  // after `size` are zeroed and a lying header is cut). False when the
+  // bytes cannot hold a page header: the page then has no records and is
+  // damaged().
+  bool load(std::byte* buffer, std::size_t size);
 
-  // The next record of the page, oldest first; false at its end. `event`'s
-  // data points into the loaded buffer.
-  bool next(RawEvent& event);
+  // The loaded page's records, oldest first, each inside the committed
+  // data; valid until the next load() or take_records().
+  std::span<const PageRecord> records() const { return records_; }
   // Moves all the page's records into `into`, in order (what `into` held
-  // is dropped, its storage reused by the next load()); next() then gives
-  // none.
+  // is dropped, its storage reused by the next load()); records() is then
+  // empty.
   void take_records(std::vector<PageRecord>& into);
 
   // Events the kernel lost before this page: 0 none, -1 lost but not
@@ -90,15 +89,12 @@ public:
   std::size_t data_size() const { return data_end_ > header_size_ ? data_end_ - header_size_ : 0; }
 
 private:
-  void cut_at(std::size_t data_length, bool stored);
+  void cut_at(std::byte* buffer, std::size_t data_length, bool stored);
   std::size_t page_size_;
   std::size_t header_size_;
   kbuffer* kbuf_;
-  std::byte* page_ = nullptr;
-  std::size_t data_end_ = 0; // header + committed data, after the guard
-  int cpu_ = -1;
+  std::size_t data_end_ = 0;        // header + committed data, after the guard
   std::vector<PageRecord> records_; // the loaded page's, found by load()
-  std::size_t next_record_ = 0;
   bool damaged_ = false;
   long long missed_ = 0;
   std::uint64_t timestamp_ = 0;

@@ -31,11 +31,11 @@ std::vector<std::byte> page_file(const std::string& name) {
   return buffer;
 }
 
-std::vector<RawEvent> all(PageReader& reader) {
+// The loaded page's records as events of `cpu`, their data in `page`.
+std::vector<RawEvent> all(const PageReader& reader, const std::byte* page, int cpu = 0) {
   std::vector<RawEvent> events;
-  RawEvent e;
-  while (reader.next(e))
-    events.push_back(e);
+  for (const PageRecord& r : reader.records())
+    events.push_back({cpu, r.ts, page + r.offset, r.size});
   return events;
 }
 
@@ -51,10 +51,10 @@ TEST_CASE("PageReader: the records of real pages, in order, each inside its page
   std::size_t total = 0;
   for (const char* name : {"reclaim-cpu1-00", "reclaim-cpu1-01"}) {
     std::vector<std::byte> page = page_file(name);
-    REQUIRE(reader.load(1, page.data(), kPage));
+    REQUIRE(reader.load(page.data(), kPage));
     CHECK_FALSE(reader.damaged());
     CHECK(reader.missed() == 0);
-    const std::vector<RawEvent> events = all(reader);
+    const std::vector<RawEvent> events = all(reader, page.data(), 1);
     REQUIRE(events.size() > 20); // a full page of vmscan events
     // Full: the writer moved on when the next record did not fit.
     CHECK(reader.data_size() > kPage / 2);
@@ -64,7 +64,6 @@ TEST_CASE("PageReader: the records of real pages, in order, each inside its page
     CHECK(events.front().ts >= previous_last); // pages of one CPU follow each other
     for (std::size_t i = 0; i < events.size(); ++i) {
       const RawEvent& e = events[i];
-      CHECK(e.cpu == 1);
       CHECK(e.size >= 8); // at least the common fields
       const auto* begin = static_cast<const std::byte*>(e.data);
       CHECK(begin >= page.data() + 16);
@@ -83,9 +82,9 @@ void check_same_records(std::byte* page) {
   REQUIRE(read.has_value());
   const std::vector<RawEvent>& expected = *read;
   PageReader reader(kPage);
-  REQUIRE(reader.load(1, page, kPage));
+  REQUIRE(reader.load(page, kPage));
   CHECK_FALSE(reader.damaged());
-  const std::vector<RawEvent> events = all(reader);
+  const std::vector<RawEvent> events = all(reader, page, 1);
   REQUIRE(events.size() == expected.size());
   for (std::size_t i = 0; i < events.size(); ++i) {
     CAPTURE(i);
@@ -93,11 +92,10 @@ void check_same_records(std::byte* page) {
     CHECK(events[i].data == expected[i].data);
     CHECK(events[i].size == expected[i].size);
   }
-  REQUIRE(reader.load(1, page, kPage));
+  REQUIRE(reader.load(page, kPage));
   std::vector<PageRecord> records(3); // what it held goes
   reader.take_records(records);
-  RawEvent none;
-  CHECK_FALSE(reader.next(none));
+  CHECK(reader.records().empty());
   REQUIRE(records.size() == expected.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     CAPTURE(i);
@@ -136,8 +134,8 @@ TEST_CASE("PageReader: the records and times are kbuffer's own") {
     std::byte* page = b.finish(std::uint64_t{0xf8} << 56 | 1000);
     check_same_records(page);
     PageReader reader(kPage);
-    REQUIRE(reader.load(0, page, kPage));
-    const std::vector<RawEvent> events = all(reader);
+    REQUIRE(reader.load(page, kPage));
+    const std::vector<RawEvent> events = all(reader, page);
     REQUIRE(events.size() == 5);
     CHECK(events[1].ts == events[0].ts + (std::uint64_t{3} << 27 | 9) + 7);
     CHECK(events[2].ts == events[1].ts + 1 + 2);
@@ -151,12 +149,12 @@ TEST_CASE("PageReader: the records and times are kbuffer's own") {
 TEST_CASE("PageReader: a page after an overrun gives the count the kernel stored") {
   PageReader reader(kPage);
   std::vector<std::byte> page = page_file("overrun-cpu1-01");
-  REQUIRE(reader.load(1, page.data(), kPage));
+  REQUIRE(reader.load(page.data(), kPage));
   CHECK(reader.missed() == 943); // the instance's per_cpu/cpu1/stats said "overrun: 943"
   CHECK_FALSE(reader.damaged());
-  CHECK(all(reader).size() > 20);
+  CHECK(all(reader, page.data(), 1).size() > 20);
   std::vector<std::byte> next = page_file("overrun-cpu1-17");
-  REQUIRE(reader.load(1, next.data(), kPage));
+  REQUIRE(reader.load(next.data(), kPage));
   CHECK(reader.missed() == 0);
 }
 
@@ -167,9 +165,9 @@ TEST_CASE("PageReader: time extends add up; the missed count survives a first ti
   b.record(3, 3, 43);
   std::byte* page = b.finish(1000, 1u << 31);
   PageReader reader(kPage);
-  REQUIRE(reader.load(0, page, kPage));
+  REQUIRE(reader.load(page, kPage));
   CHECK(reader.missed() == -1); // lost, not counted
-  const std::vector<RawEvent> events = all(reader);
+  const std::vector<RawEvent> events = all(reader, page);
   REQUIRE(events.size() == 2);
   CHECK(events[0].ts == 1000 + (std::uint64_t{5} << 27) + 7);
   CHECK(events[1].ts == events[0].ts + 3);
@@ -189,20 +187,20 @@ TEST_CASE("PageReader: a header that lies about its length is cut to the bytes r
   b.finish(10);
   b.set_commit((1u << 27) - 1); // 128 MiB of data in a 4 KiB page
   PageReader reader(kPage);
-  REQUIRE(reader.load(0, b.bytes.data(), kPage));
+  REQUIRE(reader.load(b.bytes.data(), kPage));
   CHECK(reader.damaged());
   CHECK(reader.data_size() == 2 * 12); // cut after the last record that moves forward
   // Zeroed bytes after the two records read as empty padding: no record.
-  CHECK(all(reader).size() == 2);
+  CHECK(all(reader, b.bytes.data()).size() == 2);
 
   SUBCASE("a short read cuts it further") {
     PageBuilder c;
     c.record(1, 2, 42);
     c.record(1, 2, 43);
     c.finish(10);
-    REQUIRE(reader.load(0, c.bytes.data(), 16 + 12 + 4));
+    REQUIRE(reader.load(c.bytes.data(), 16 + 12 + 4));
     CHECK(reader.damaged());
-    const std::vector<RawEvent> events = all(reader);
+    const std::vector<RawEvent> events = all(reader, c.bytes.data());
     REQUIRE(events.size() == 1);
     CHECK(event_id(events[0]) == 42);
   }
@@ -215,7 +213,7 @@ TEST_CASE("PageReader: a stored count that would lie past the page is unknown") 
   b.finish(10, (1u << 31) | (1u << 30));
   b.set_commit((kPage - 16) | (1u << 31) | (1u << 30)); // the count would start at the page's end
   PageReader reader(kPage);
-  REQUIRE(reader.load(0, b.bytes.data(), kPage));
+  REQUIRE(reader.load(b.bytes.data(), kPage));
   CHECK(reader.missed() == -1);
   CHECK(reader.damaged());
 }
@@ -227,8 +225,9 @@ TEST_CASE("PageReader: records that do not move forward end the page, never loop
     b.record(1, 2, 42);
     b.padding(-8);
     b.record(1, 2, 43);
-    REQUIRE(reader.load(0, b.finish(10), kPage));
-    const std::vector<RawEvent> events = all(reader);
+    std::byte* const page = b.finish(10);
+    REQUIRE(reader.load(page, kPage));
+    const std::vector<RawEvent> events = all(reader, page);
     REQUIRE(events.size() == 1);
     CHECK(event_id(events[0]) == 42);
   }
@@ -238,8 +237,9 @@ TEST_CASE("PageReader: records that do not move forward end the page, never loop
     b.word32(0 | 1u << 5); // type_len 0: the length is the next word
     b.word32(100000);
     b.word32(43);
-    REQUIRE(reader.load(0, b.finish(10), kPage));
-    CHECK(all(reader).size() == 1);
+    std::byte* const page = b.finish(10);
+    REQUIRE(reader.load(page, kPage));
+    CHECK(all(reader, page).size() == 1);
     CHECK(reader.damaged());
   }
   SUBCASE("a long record of negative length") {
@@ -247,8 +247,9 @@ TEST_CASE("PageReader: records that do not move forward end the page, never loop
     b.word32(0 | 1u << 5);
     b.word32(0); // 0 - 4 bytes of payload
     b.record(1, 2, 43);
-    REQUIRE(reader.load(0, b.finish(10), kPage));
-    CHECK(all(reader).empty());
+    std::byte* const page = b.finish(10);
+    REQUIRE(reader.load(page, kPage));
+    CHECK(all(reader, page).empty());
     CHECK(reader.damaged());
   }
   SUBCASE("a discarded record (padding with a length) is skipped") {
@@ -257,8 +258,9 @@ TEST_CASE("PageReader: records that do not move forward end the page, never loop
     b.padding(8); // 8 bytes from its length word on
     b.word32(0);
     b.record(1, 2, 43);
-    REQUIRE(reader.load(0, b.finish(10), kPage));
-    const std::vector<RawEvent> events = all(reader);
+    std::byte* const page = b.finish(10);
+    REQUIRE(reader.load(page, kPage));
+    const std::vector<RawEvent> events = all(reader, page);
     REQUIRE(events.size() == 2);
     CHECK(event_id(events[1]) == 43);
     CHECK_FALSE(reader.damaged());
@@ -268,12 +270,11 @@ TEST_CASE("PageReader: records that do not move forward end the page, never loop
 TEST_CASE("PageReader: bytes too few for a header give no page") {
   std::vector<std::byte> buffer(kPage + kPageSlack, std::byte{0xff});
   PageReader reader(kPage);
-  CHECK_FALSE(reader.load(0, buffer.data(), 15));
+  CHECK_FALSE(reader.load(buffer.data(), 15));
   CHECK(reader.damaged());
-  RawEvent e;
-  CHECK_FALSE(reader.next(e));
-  CHECK(reader.load(0, buffer.data(), 16)); // a header and no data
-  CHECK_FALSE(reader.next(e));
+  CHECK(reader.records().empty());
+  CHECK(reader.load(buffer.data(), 16)); // a header and no data
+  CHECK(reader.records().empty());
 }
 
 } // namespace

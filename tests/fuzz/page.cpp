@@ -14,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -53,18 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int long_size : {8, 4}) {
     std::memcpy(buffer, data, bytes);
     PageReader reader(kPage, long_size);
-    const bool loaded = reader.load(0, buffer, bytes);
+    const bool loaded = reader.load(buffer, bytes);
     require(loaded == (bytes >= 8u + static_cast<std::size_t>(long_size)));
     require(reader.missed() >= -1);
-    RawEvent e;
+    const std::span<const PageRecord> records = reader.records();
+    require(records.size() <= kPage / 4); // a record takes 4 bytes at least
     std::vector<RawEvent> events;
-    while (reader.next(e)) {
-      const auto* begin = static_cast<const std::byte*>(e.data);
-      require(begin >= buffer + 8 + long_size);
-      require(begin + e.size <= buffer + bytes);
-      require(e.cpu == 0);
-      events.push_back(e);
-      require(events.size() <= kPage / 4); // a record takes 4 bytes at least
+    for (const PageRecord& r : records) {
+      require(r.offset >= 8u + static_cast<std::size_t>(long_size));
+      require(r.offset + std::size_t{r.size} <= bytes);
+      events.push_back({0, r.ts, buffer + r.offset, r.size});
     }
     if (!loaded)
       continue;
