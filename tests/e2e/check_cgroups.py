@@ -22,10 +22,13 @@ at least the threshold, by pid, and checks, printing one "ok ..." or
     did its part), and the culprit ended before the workload did;
   - REPORT's cgroup table has rows for the culprit's and the bystander's
     cgroups, with the container id (12 digits) and pod uid (first group)
-    the guest gave them, the culprit's first of the two, and no memcg
-    reclaim row for the quiet cgroup (a stall of its own under the guest's
-    global pressure may show, never first); each of the two kinds' rows has the count and total of the
-    RAW stalls of the pids put in that cgroup;
+    the guest gave them, the cgroups largest total first (the sum of their
+    rows; which of the two stalled longer is the guest's doing, not
+    allocwatch's: under TCG the bystander's reclaim is now and then the slower),
+    and no memcg reclaim row for the quiet cgroup (a stall of its own under
+    the guest's global pressure may show, never first); each of the two
+    kinds' rows has the count and total of the RAW stalls of the pids put in
+    that cgroup;
   - REPORT's limits: the culprit's cgroup with no limit of its own and no
     "max" event, its pod slice with the limit set and "max" events; the
     bystander's cgroup with its own limit and "max" events; no table for the
@@ -209,8 +212,23 @@ def main():
         result(got == exp, f"the table's {role} reclaim rows are the raw trace's stalls of its pids:"
                f" {exp}" + ("" if got == exp else f"; the table: {got}"))
     c, b = short_path(culprit), short_path(bystander)
-    result(c in order and b in order and order.index(c) < order.index(b),
-           "the table puts the culprit's cgroup before the bystander's")
+    # A cgroup's rows come together, and rows of no cgroup ("(unknown)")
+    # after the cgroups'. Each row's total is rounded to the µs: sums of
+    # them may differ by that much a row.
+    totals, row_count = defaultdict(Decimal), defaultdict(int)
+    for r in rows:
+        if r[0].startswith("/"):
+            totals[r[0]] += Decimal(r[5])
+            row_count[r[0]] += 1
+    ranked = [p for i, p in enumerate(order) if p in totals and (i == 0 or order[i - 1] != p)]
+    slack = [Decimal("0.001") * (row_count[x] + row_count[y]) for x, y in zip(ranked, ranked[1:])]
+    misordered = [(x, y) for (x, y), e in zip(zip(ranked, ranked[1:]), slack)
+                  if totals[x] + e < totals[y]]
+    result(c in ranked and b in ranked and not misordered and len(ranked) == len(set(ranked))
+           and all(order.index(p) < order.index(q) for p in ranked for q in order if q not in totals),
+           f"the table puts the cgroups largest total first, the culprit's and the bystander's among"
+           f" them ({totals.get(c)} ms and {totals.get(b)} ms)"
+           + ("" if not misordered else f"; before a larger one: {misordered[0][0]}"))
     # The quiet cgroup's task only sleeps: it never reaches its own limit. Under
     # the guest's global pressure even its start (fork, a page fault) may
     # stall in an allocation, which is its own stall and may show.
@@ -268,14 +286,18 @@ def check_json(path, roles, limits, expected_rows):
         exp = expected_rows(want["cgroup"])
         result(got == exp, f"the {role}'s reclaim records are the raw trace's stalls of its pids:"
                f" {exp}" + ("" if got == exp else f"; the records: {got}"))
-    order = [r["cgroup"] for r in cgroups]
     total = defaultdict(int)
     for r in cgroups:
-        total[r["cgroup"]] += r["total_ns"]
-    result(culprit in order and bystander in order and order.index(culprit) < order.index(bystander)
-           and total[culprit] > total[bystander],
-           f"the culprit's cgroup comes before the bystander's, with the larger total"
-           f" ({ms(total[culprit])} ms and {ms(total[bystander])} ms)")
+        if isinstance(r["cgroup"], str) and r["cgroup"].startswith("/"):
+            total[r["cgroup"]] += r["total_ns"]
+    order = [r["cgroup"] for r in cgroups]
+    ranked = [p for i, p in enumerate(order) if p in total and (i == 0 or order[i - 1] != p)]
+    misordered = [(x, y) for x, y in zip(ranked, ranked[1:]) if total[x] < total[y]]
+    result(culprit in ranked and bystander in ranked and not misordered
+           and len(ranked) == len(set(ranked)),
+           f"the cgroup records come largest total first, the culprit's and the bystander's among"
+           f" them ({ms(total[culprit])} ms and {ms(total[bystander])} ms)"
+           + ("" if not misordered else f"; before a larger one: {misordered[0][0]}"))
     quiet_kinds = sorted(r["kind"] for r in cgroups if r["cgroup"] == quiet)
     result("memcg reclaim" not in quiet_kinds and
            all(quiet not in (r["cgroup"], r["stalled"]) for r in memcgs),

@@ -235,7 +235,7 @@ cgroup_case 'no pod uid' "the table's culprit rows" \
   "sed -i 's/3f4ae8b2c1d0  5f0c3a9e/3f4ae8b2c1d0          /' report.txt" text
 cgroup_case 'a count wrong on text' "the table's culprit reclaim rows are the raw trace's" \
   "sed -i 's/\\(memcg reclaim  *\\)165 /\\1166 /' report.txt" text
-cgroup_case 'the bystander first on text' "the table puts the culprit's cgroup before the bystander's" \
+cgroup_case 'the bystander first on text' "the table puts the cgroups largest total first" \
   "awk '/docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/ { next } { print }
     /^  CGROUP  *CONTAINER/ { while ((getline l <\"report.txt\") > 0)
       if (l ~ /docker-9a8b7c6d5e4f.scope  *9a8b7c6d5e4f/) print l }' report.txt >r && mv r report.txt" text
@@ -254,7 +254,7 @@ cgroup_case "a pod uid as the path writes it" "the culprit's cgroup records" \
   "sed -i 's/\"pod_uid\":\"5f0c3a9e-7d21-4b6e-9c8a-1e2f3a4b5c6d\"/\"pod_uid\":\"5f0c3a9e_7d21_4b6e_9c8a_1e2f3a4b5c6d\"/' out.json"
 cgroup_case "a culprit's stall attributed to the bystander" "the culprit's reclaim records are the raw trace's" \
   "sed -i '1s/culprit-1160/bystand-1161/' raw.trace"
-cgroup_case 'the bystander first' "the culprit's cgroup comes before the bystander's" \
+cgroup_case 'the bystander first' "the cgroup records come largest total first" \
   "{ grep '\"type\":\"cgroup\".*docker-9a8b' out.json; grep -v '\"type\":\"cgroup\".*docker-9a8b' out.json; } >o && mv o out.json"
 cgroup_case 'a record of the quiet cgroup' 'no memcg reclaim record and no memcg record of the quiet cgroup' \
   "sed -n 's/docker-9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/gp' out.json | tail -n 1 >>out.json"
