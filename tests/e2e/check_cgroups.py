@@ -70,6 +70,12 @@ def ms(ns):
     return f"{us // 1000}.{us % 1000:03d}"
 
 
+def runs(order, kept):
+    """The entries of `order` that `kept` holds, one for each run of equal
+    neighbours: a cgroup whose rows (or records) are split shows twice."""
+    return [p for i, p in enumerate(order) if p in kept and (i == 0 or order[i - 1] != p)]
+
+
 def short_path(path):
     """The path as a terminal shows it: 64-digit ids cut to 12."""
     return re.sub(r"[0-9a-f]+", lambda m: m[0][:12] if len(m[0]) == 64 else m[0], path)
@@ -220,12 +226,12 @@ def main():
         if r[0].startswith("/"):
             totals[r[0]] += Decimal(r[5])
             row_count[r[0]] += 1
-    ranked = [p for i, p in enumerate(order) if p in totals and (i == 0 or order[i - 1] != p)]
-    slack = [Decimal("0.001") * (row_count[x] + row_count[y]) for x, y in zip(ranked, ranked[1:])]
-    misordered = [(x, y) for (x, y), e in zip(zip(ranked, ranked[1:]), slack)
-                  if totals[x] + e < totals[y]]
+    ranked = runs(order, totals)
+    misordered = [(x, y) for x, y in zip(ranked, ranked[1:])
+                  if totals[x] + Decimal("0.001") * (row_count[x] + row_count[y]) < totals[y]]
+    cgroup_rows = sum(p in totals for p in order)
     result(c in ranked and b in ranked and not misordered and len(ranked) == len(set(ranked))
-           and all(order.index(p) < order.index(q) for p in ranked for q in order if q not in totals),
+           and all(p in totals for p in order[:cgroup_rows]),
            f"the table puts the cgroups largest total first, the culprit's and the bystander's among"
            f" them ({totals.get(c)} ms and {totals.get(b)} ms)"
            + ("" if not misordered else f"; before a larger one: {misordered[0][0]}"))
@@ -291,7 +297,7 @@ def check_json(path, roles, limits, expected_rows):
         if isinstance(r["cgroup"], str) and r["cgroup"].startswith("/"):
             total[r["cgroup"]] += r["total_ns"]
     order = [r["cgroup"] for r in cgroups]
-    ranked = [p for i, p in enumerate(order) if p in total and (i == 0 or order[i - 1] != p)]
+    ranked = runs(order, total)
     misordered = [(x, y) for x, y in zip(ranked, ranked[1:]) if total[x] < total[y]]
     result(culprit in ranked and bystander in ranked and not misordered
            and len(ranked) == len(set(ranked)),
