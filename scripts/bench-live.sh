@@ -195,28 +195,46 @@ if [ -n "$base_time" ]; then
 fi
 printf '%-11s %8s %8s %9s %9s %12s\n' cat "$cat_user" "$cat_sys" "$cat_rss" "$cat_lines" "$cat_lost"
 verdict() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' && echo met || echo MISSED; }
+# A kernel that splits CPU time into user and system at its tick
+# (CONFIG_TICK_CPU_ACCOUNTING) samples the split: of n ticks that found a
+# reader running, each fell in user mode with its share of user time, so
+# its user s has a binomial error. The rate, or nothing if it accounts exactly.
+config=/boot/config-$(uname -r)
+[ -r "$config" ] || config=/proc/config.gz
+hz=$(zcat -f "$config" 2>/dev/null | awk -F= '$1 == "CONFIG_TICK_CPU_ACCOUNTING" && $2 == "y" { tick = 1 }
+  $1 == "CONFIG_HZ" { hz = $2 } END { if (tick) print hz }')
+# user_error USER SYS: one standard error of USER (0 when exact).
+user_error() {
+  awk -v u="$1" -v s="$2" -v hz="${hz:-0}" 'BEGIN {
+    if (hz == 0 || u + s <= 0) { print 0; exit }
+    n = (u + s) * hz; p = u / (u + s)
+    printf "%.3f", sqrt(n * p * (1 - p)) / hz }'
+}
+raw_user_error=$(user_error "$raw_user" "$raw_sys")
+text_user_error=$(user_error "$text_user" "$text_sys")
+# The user target's verdict: a difference within two standard errors of
+# the two samples is not resolved either way.
+user_verdict=$(awk -v a="$raw_user" -v b="$text_user" -v ea="$raw_user_error" -v eb="$text_user_error" 'BEGIN {
+  e = sqrt(ea * ea + eb * eb); d = a - b
+  word = d <= 0 ? "met" : "MISSED"
+  if (e > 0 && (d < 0 ? -d : d) < 2 * e) word = "UNRESOLVED"
+  if (e > 0) printf "%s (difference %+.2f +- %.3f)", word, d, e
+  else printf "%s", word }')
 quarter=$(awk -v s="$cat_sys" 'BEGIN { printf "%.3f", s / 4 }')
 echo
 echo "targets:"
 echo "  raw sys <= cat sys / 4:     $raw_sys <= $quarter  $(verdict "$raw_sys" "$quarter")"
-echo "  raw user <= text user:      $raw_user <= $text_user  $(verdict "$raw_user" "$text_user")"
+echo "  raw user <= text user:      $raw_user <= $text_user  $user_verdict"
 echo "  raw VmHWM <= 16384 kB:      $raw_rss  $(verdict "$raw_rss" 16384)"
 echo "  raw events lost <= cat's:   ${raw_lost:-?} <= $cat_lost  $(verdict "${raw_lost:-0}" "$cat_lost")"
 echo
 echo "user s is the kernel's split of each one's CPU time, sampled at its tick unless it"
 echo "accounts exactly: cat's own, for near nothing done in user mode, shows how"
 echo "much a reader gets for its reads alone on this machine."
-# A sampled split is binomial: of n ticks that found allocwatch running, each
-# fell in user mode with its share of user time.
-config=/boot/config-$(uname -r)
-[ -r "$config" ] || config=/proc/config.gz
-hz=$(zcat -f "$config" 2>/dev/null | awk -F= '$1 == "CONFIG_TICK_CPU_ACCOUNTING" && $2 == "y" { tick = 1 }
-  $1 == "CONFIG_HZ" { hz = $2 } END { if (tick) print hz }')
 if [ -n "$hz" ]; then
-  awk -v u="$raw_user" -v s="$raw_sys" -v hz="$hz" 'BEGIN {
-    n = (u + s) * hz; p = u + s > 0 ? u / (u + s) : 0
-    printf "This kernel samples the split at its %d Hz tick: allocwatch raw ran for %d ticks, so its\n", hz, n
-    printf "user s is %s +- %.3f (one standard error).\n", u, sqrt(n * p * (1 - p)) / hz }'
+  echo "This kernel samples the split at its $hz Hz tick: raw's user s is $raw_user +- $raw_user_error,"
+  echo "text's $text_user +- $text_user_error (one standard error); a difference within two of"
+  echo "the two together is UNRESOLVED: the split cannot tell which is higher."
 fi
 echo "allocwatch's figures include its start and restore, which cost alone (the means of"
 echo "$idle_runs idle runs of 1 s, sampled as above): raw ${idle_raw_user} ms user + ${idle_raw_sys} ms system"
