@@ -7,21 +7,7 @@
 namespace allocwatch {
 
 void KernelSymbols::add(std::string_view text) {
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    if (end == std::string_view::npos) {
-      partial_.append(text);
-      return;
-    }
-    if (partial_.empty()) {
-      add_line(text.substr(0, end));
-    } else {
-      partial_.append(text.substr(0, end));
-      add_line(partial_);
-      partial_.clear();
-    }
-    text.remove_prefix(end + 1);
-  }
+  lines_.add(text, [this](std::string_view line) { add_line(line); });
 }
 
 void KernelSymbols::add_line(std::string_view line) {
@@ -91,10 +77,7 @@ const char* KernelSymbols::stored(std::uint32_t ref) const {
 }
 
 void KernelSymbols::finish() {
-  if (!partial_.empty()) {
-    add_line(partial_);
-    partial_.clear();
-  }
+  lines_.finish([this](std::string_view line) { add_line(line); });
   // /proc/kallsyms lists the functions in address order: sorted unless a
   // kernel lists them otherwise.
   const auto by_address = [](const Entry& a, const Entry& b) { return a.address < b.address; };

@@ -13,6 +13,8 @@
 //   symbols.finish();           // sorts; lookups from now on
 #pragma once
 
+#include "util/line_splitter.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -65,7 +67,7 @@ private:
   std::vector<Entry> entries_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::size_t block_used_ = 0;
-  std::string partial_; // a line cut by the end of a chunk
+  LineSplitter lines_;
   std::string last_module_;
   std::uint32_t last_module_at_ = kNone;
 };
