@@ -1,5 +1,7 @@
 #include "ring/event_formats.h"
 
+#include "ring/print_names.h"
+
 #include <charconv>
 
 extern "C" {
@@ -53,7 +55,12 @@ bool PendingFormats::parse(tep_handle* tep, int id) {
     return false;
   const Format format = std::move(found->second);
   pending_.erase(found);
-  return tep_parse_event(tep, format.text.data(), format.text.size(), format.system.c_str()) == 0;
+  if (tep_parse_event(tep, format.text.data(), format.text.size(), format.system.c_str()) != 0)
+    return false;
+  if (symbols_ != nullptr)
+    if (const tep_event* event = tep_find_event(tep, id); event != nullptr)
+      register_print_names(tep, *event, *symbols_);
+  return true;
 }
 
 } // namespace allocwatch

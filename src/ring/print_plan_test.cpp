@@ -1,4 +1,5 @@
 #include "event_format.h"
+#include "library_print.h"
 #include "ring/dat_input.h"
 #include "ring/print_plan.h"
 
@@ -62,19 +63,7 @@ struct Tep {
   }
 };
 
-std::string by_library(tep_handle* tep, const std::vector<unsigned char>& bytes) {
-  std::vector<unsigned char> copy(bytes); // tep_record's data is not const
-  tep_record record{};
-  record.data = copy.data();
-  record.size = static_cast<int>(copy.size());
-  trace_seq seq;
-  trace_seq_init(&seq);
-  tep_print_event(tep, &seq, &record, "%s", TEP_PRINT_INFO);
-  trace_seq_terminate(&seq);
-  std::string text(seq.buffer, seq.len);
-  trace_seq_destroy(&seq);
-  return text;
-}
+using testing::library_fields;
 
 std::string by_plan(const PrintPlan& plan, const std::vector<unsigned char>& bytes) {
   std::string text;
@@ -146,7 +135,7 @@ int check_every_event(tep_handle* tep, int rounds) {
     ++planned;
     for (int round = 0; round < rounds; ++round) {
       const std::vector<unsigned char> bytes = payload(event, random);
-      const std::string expected = by_library(tep, bytes);
+      const std::string expected = library_fields(tep, bytes);
       const std::string got = by_plan(*plan, bytes);
       if (got != expected) {
         FAIL_CHECK(event.system << ":" << event.name << " (" << event.print_fmt.format
@@ -242,12 +231,12 @@ TEST_CASE("a plan names a function as libtraceevent does: +offset for %pS, none 
   const unsigned long long address = kSuperCacheScan + 0x24;
   std::memcpy(bytes.data() + 16, &address, sizeof address);
   CHECK(by_plan(*plan, bytes) == "super_cache_scan+0x24 (nil): super_cache_scan");
-  CHECK(by_library(t.tep, bytes) == by_plan(*plan, bytes));
+  CHECK(library_fields(t.tep, bytes) == by_plan(*plan, bytes));
   const unsigned long long unknown = 0x1234;
   std::memcpy(bytes.data() + 16, &unknown, sizeof unknown);
   std::memcpy(bytes.data() + 24, &unknown, sizeof unknown);
   CHECK(by_plan(*plan, bytes) == "0x1234 0x1234: 0x1234");
-  CHECK(by_library(t.tep, bytes) == by_plan(*plan, bytes));
+  CHECK(library_fields(t.tep, bytes) == by_plan(*plan, bytes));
 }
 
 TEST_CASE("a plan prints a line break as the format has it; the decoder's line makes it a space") {
@@ -300,7 +289,7 @@ TEST_CASE("6.18's reclaim and compaction events: plans print every event and rec
       continue;
     const auto* data = static_cast<const unsigned char*>(e->event.data);
     const std::vector<unsigned char> bytes(data, data + e->event.size);
-    REQUIRE(by_plan(*plan, bytes) == by_library(tep, bytes));
+    REQUIRE(by_plan(*plan, bytes) == library_fields(tep, bytes));
     ++compared;
   }
   CHECK(compared > 5000);

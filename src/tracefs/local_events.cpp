@@ -2,6 +2,7 @@
 
 #include "ring/event_formats.h"
 #include "ring/libtracefs.h"
+#include "ring/symbol_search.h"
 #include "tracefs/files.h"
 #include "tracefs/saved_comms.h"
 
@@ -21,12 +22,12 @@ void TepFree::operator()(tep_handle* tep) const {
 
 namespace {
 
-// /proc/kallsyms read in chunks, never whole (it is some 5 MB of text).
-std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
+// /proc/kallsyms read in chunks, never whole (it is some 5 MB of text),
+// each given to `take`; false when it cannot be opened.
+template <class Take> bool read_in_chunks(const std::string& path, Take&& take) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return nullptr;
-  auto symbols = std::make_unique<KernelSymbols>();
+    return false;
   std::string chunk(64 * 1024, '\0');
   for (;;) {
     const ssize_t got = ::read(fd, chunk.data(), chunk.size());
@@ -34,9 +35,16 @@ std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
       continue;
     if (got <= 0)
       break;
-    symbols->add(std::string_view(chunk.data(), static_cast<std::size_t>(got)));
+    take(std::string_view(chunk.data(), static_cast<std::size_t>(got)));
   }
   ::close(fd);
+  return true;
+}
+
+std::unique_ptr<KernelSymbols> read_symbols(const std::string& path) {
+  auto symbols = std::make_unique<KernelSymbols>();
+  if (!read_in_chunks(path, [&](std::string_view chunk) { symbols->add(chunk); }))
+    return nullptr;
   symbols->finish();
   return symbols;
 }
@@ -52,6 +60,14 @@ char* resolve(void* symbols, unsigned long long* address, char** module) {
 
 void KallsymsOnDemand::install(tep_handle* tep) {
   tep_set_function_resolver(tep, resolve, this);
+}
+
+std::vector<std::pair<std::string, std::uint64_t>>
+KallsymsOnDemand::addresses(const std::vector<std::string>& names) {
+  SymbolSearch search(names);
+  if (!read_in_chunks(path_, [&](std::string_view chunk) { search.add(chunk); }))
+    return {};
+  return search.finish();
 }
 
 const KernelSymbols* KallsymsOnDemand::table() {
@@ -104,6 +120,7 @@ Result<LocalEvents> load_local_events(const std::string& tracing_dir,
   }
   events.symbols = std::make_unique<KallsymsOnDemand>(kallsyms);
   events.symbols->install(tep);
+  events.formats->set_symbols(events.symbols.get());
   return events;
 }
 

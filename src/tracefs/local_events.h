@@ -5,7 +5,9 @@
 // and saved_cmdlines, and the kernel's functions from /proc/kallsyms in a
 // KernelSymbols table that the tep asks (not libtraceevent's own table,
 // four times its size: ring/kernel_symbols.h), read when the tep is first
-// asked for a name (KallsymsOnDemand).
+// asked for a name (KallsymsOnDemand), and the symbols a format names
+// among its print arguments, registered in the tep as the format is parsed
+// (ring/print_names.h).
 //
 // It is tracefs_local_events_system() but for that table and the pending
 // formats: libtracefs 1.6 has no way to leave kallsyms out. A format that
@@ -17,6 +19,7 @@
 
 #include "ring/event_formats.h"
 #include "ring/kernel_symbols.h"
+#include "ring/print_names.h"
 #include "util/result.h"
 
 #include <memory>
@@ -36,9 +39,17 @@ using TepPtr = std::unique_ptr<tep_handle, TepFree>;
 // first time the tep asks for a name: a run that names no function never
 // reads it (printing /proc/kallsyms costs the kernel 40 to 60 ms on a
 // 2-vCPU virtual machine; a raw run in events mode names shrinkers').
-class KallsymsOnDemand {
+//
+// It also finds the symbols that event formats name by their addresses
+// (ring/print_names.h), reading the file through again for them: a run
+// whose events' formats name none (all but 6.1+'s mm_vmscan_write_folio
+// among vmscan's and compaction's) never does.
+class KallsymsOnDemand final : public SymbolAddresses {
 public:
   explicit KallsymsOnDemand(std::string path) : path_(std::move(path)) {}
+  // SymbolSearch's answer from the whole file; none when it cannot be read.
+  std::vector<std::pair<std::string, std::uint64_t>>
+  addresses(const std::vector<std::string>& names) override;
   // The tep asks this; it must outlive the tep's use.
   void install(tep_handle* tep);
   // The table, read now if it was not; nullptr when the file cannot be read.

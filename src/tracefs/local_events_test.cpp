@@ -1,9 +1,12 @@
+#include "event_format.h"
 #include "fake_tracefs.h"
+#include "library_print.h"
 #include "tracefs/local_events.h"
 
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include <event-parse.h>
@@ -78,6 +81,33 @@ TEST_CASE("load_local_events: kallsyms is read when a name is first asked for, a
   f.fake.write("kallsyms.later", "ffffffff81300000 T another_name\n");
   CHECK(std::string(tep_find_function(events->tep.get(), 0xffffffff81300010ULL)) ==
         "super_cache_scan");
+}
+
+TEST_CASE("load_local_events: a symbol a format names is found when the format is parsed") {
+  LocalFixture f;
+  f.fake.write("events/vmscan/mm_vmscan_write_folio/format",
+               "name: mm_vmscan_write_folio\nID: 525\nformat:\n" ALLOCWATCH_COMMON_FIELDS
+               "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+               "print fmt: \"page=%p pfn=0x%lx\", (((struct page *)vmemmap_base) + (REC->pfn)), "
+               "REC->pfn\n");
+  f.fake.write("kallsyms", "ffffffff81300000 T super_cache_scan\n"
+                           "ffffffff8e215730 D vmemmap_base\n");
+  Result<LocalEvents> events = load_local_events(f.fake.dir(), {"vmscan"}, f.fake.path("kallsyms"));
+  REQUIRE(events.ok());
+  tep_handle* tep = events->tep.get();
+  REQUIRE(events->formats->parse(tep, 525));
+  std::vector<unsigned char> payload(16, 0);
+  payload[0] = 525 & 0xff;
+  payload[1] = 525 >> 8;
+  payload[8] = 0xb8;
+  payload[9] = 0x0b;
+  CHECK(testing::library_fields(tep, payload) == "page=0xffffffff8e2162e8 pfn=0xbb8");
+  // Found by a search of its own: the functions' table is still unread.
+  CHECK_FALSE(events->symbols->read());
+  // Functions are still named through the table, not the registered name.
+  const char* name = tep_find_function(tep, 0xffffffff8e215740ULL);
+  REQUIRE(name != nullptr);
+  CHECK(std::string(name) == "super_cache_scan");
 }
 
 TEST_CASE("load_local_events: no kallsyms leaves addresses unnamed, not an error") {
