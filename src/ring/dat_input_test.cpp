@@ -253,6 +253,15 @@ TEST_CASE("DatInput: a version 6 file, uncompressed, reads as its version 7 orig
   }
 }
 
+TEST_CASE("DatInput: a forged chunk count is refused: libtracecmd's 21 GB fail in the child") {
+  // make fuzz's finding: a version 7 file whose section of CPU data claims
+  // so many chunks that tracecmd_load_chunks_info() callocs 21 GB.
+  auto forged = open_bytes(fuzz_file("huge-chunk-count.dat"));
+  REQUIRE_FALSE(forged.ok());
+  CHECK(forged.error().message.find("libtracecmd crashed reading this trace.dat") !=
+        std::string::npos);
+}
+
 TEST_CASE("DatInput: a buffer of latency text is refused, not read (libtracecmd would crash)") {
   // "flyrecord" forged into "latency" in the instance's buffer.
   auto instance = open_bytes(fuzz_file("latency-instance-v6.dat"));

@@ -18,6 +18,7 @@
 // -malloc_limit_mb) is a refused file, not a finding, though libFuzzer
 // still writes the child's input to the findings directory; the fuzzer's
 // exit status tells a real finding.
+#include "asan_options.h"
 #include "ring/dat_reader.h"
 
 #include <cstdint>
