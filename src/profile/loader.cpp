@@ -1,5 +1,6 @@
 #include "profile/loader.h"
 
+#include "kernel/symbol_names.h"
 #include "kernel/vocabulary.h"
 #include "profile/nearest.h"
 #include "profile/profile_fields.h"

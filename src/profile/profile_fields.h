@@ -27,11 +27,6 @@ std::string joined(std::span<const std::string_view> words);
 std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates);
 // "a map", "a list", "a single value" or "nothing".
 const char* kind_of(const YAML::Node& node);
-// Kernel symbols as available_filter_functions prints them: C identifiers,
-// plus the '.' of compiler clones such as "shrink_folio_list.constprop.0".
-bool is_symbol(std::string_view text);
-// A C identifier: letters, digits and '_', not starting with a digit.
-bool is_identifier(std::string_view text);
 // The 1-based position of a yaml-cpp mark.
 SourcePos pos_of(const YAML::Mark& mark);
 

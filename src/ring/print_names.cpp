@@ -1,5 +1,7 @@
 #include "ring/print_names.h"
 
+#include "kernel/symbol_names.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -10,13 +12,6 @@ extern "C" {
 namespace allocwatch {
 
 namespace {
-
-bool is_identifier(std::string_view text) {
-  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  return !text.empty() && letter(text.front()) &&
-         std::all_of(text.begin(), text.end(),
-                     [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
-}
 
 // Print arguments nest as deep as a format's parentheses; a forged format
 // is cut here.
